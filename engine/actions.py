@@ -1,0 +1,210 @@
+"""The flat action space and its text notation (shared by every implementation).
+
+Every atomic decision is one int, context-free: the same int means the same
+thing in every state and every determinisation. The layout mirrors the
+header comment of `ext/core.pxd`, the single source of truth:
+
+    [   0,  704)  tile       colour * 176 + square
+    [ 704, 1408)  leader     704 + colour * 176 + square   (place or move)
+    [1408, 1412)  withdraw   1408 + colour
+    [1412, 1588)  cat        1412 + square
+    [1588, 3989)  swap       1588 + k + 7*r + 49*b + 343*g  (1..6 tiles)
+    3989          pass
+    [3990, 3997)  commit     3990 + n                       (n = 0..6)
+    [3997, 4001)  war        3997 + colour                  (pick war colour)
+    [4001, 5057)  monument   4001 + monument * 176 + top-left square of block
+    5057          nomonument
+    [5058, 5234)  treasure   5058 + square
+
+Colours: 0 black `k` (king, settlement), 1 red `r` (priest, temple),
+2 blue `b` (farmer, farm), 3 green `g` (trader, market).
+Monuments are the six colour pairs in this order: kr kb kg rb rg bg.
+Squares: index = row * 16 + col; `a1` is col 0 row 0 (top left), `p11`
+bottom right.
+"""
+from __future__ import annotations
+
+from engine.boards import COLS, ROWS, SQUARES
+from engine.errors import NotationError
+
+COLOURS = "krbg"
+COLOUR_NAMES = ("black", "red", "blue", "green")
+BLACK, RED, BLUE, GREEN = range(4)
+MONUMENTS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+
+TILE_BASE = 0
+LEADER_BASE = 704
+WITHDRAW_BASE = 1408
+CAT_BASE = 1412
+SWAP_BASE = 1588
+PASS = 3989
+COMMIT_BASE = 3990
+MAX_COMMIT = 6
+WAR_BASE = 3997
+MONUMENT_BASE = 4001
+NO_MONUMENT = 5057
+TREASURE_BASE = 5058
+NUM_ACTIONS = 5234
+
+
+def square_name(sq: int) -> str:
+    """Return the name of a square index, e.g. 0 -> 'a1'."""
+    if not 0 <= sq < SQUARES:
+        raise NotationError(f"square index {sq} out of range 0..{SQUARES - 1}")
+    row, col = divmod(sq, COLS)
+    return f"{chr(ord('a') + col)}{row + 1}"
+
+
+def parse_square(text: str) -> int:
+    """Return the index of a square name such as 'f7'."""
+    t = text.strip().lower()
+    if len(t) < 2 or not ("a" <= t[0] <= "p") or not t[1:].isdigit():
+        raise NotationError(f"bad square {text!r}: expected a column a-p and a row 1-{ROWS}")
+    row = int(t[1:])
+    if not 1 <= row <= ROWS:
+        raise NotationError(f"bad square {text!r}: row must be 1-{ROWS}")
+    return (row - 1) * COLS + (ord(t[0]) - ord("a"))
+
+
+def parse_colour(text: str) -> int:
+    """Return the colour index of a colour letter (k r b g)."""
+    t = text.strip().lower()
+    if len(t) != 1 or t not in COLOURS:
+        raise NotationError(f"bad colour {text!r}: expected one of k r b g")
+    return COLOURS.index(t)
+
+
+def swap_action(counts) -> int:
+    """Return the swap action discarding counts[c] tiles of each colour."""
+    if len(counts) != 4 or any(not 0 <= n <= 6 for n in counts) or not 1 <= sum(counts) <= 6:
+        raise NotationError(f"bad swap counts {list(counts)}: 1 to 6 tiles in all")
+    return SWAP_BASE + counts[0] + 7 * counts[1] + 49 * counts[2] + 343 * counts[3]
+
+
+def swap_counts(action: int) -> tuple:
+    """Return the per-colour counts of a swap action."""
+    v = action - SWAP_BASE
+    return (v % 7, v // 7 % 7, v // 49 % 7, v // 343 % 7)
+
+
+def monument_index(c1: int, c2: int) -> int:
+    """Return the monument index of an unordered colour pair."""
+    pair = (min(c1, c2), max(c1, c2))
+    if pair not in MONUMENTS:
+        raise NotationError(f"no monument of colours {COLOURS[c1]}{COLOURS[c2]}")
+    return MONUMENTS.index(pair)
+
+
+def kind(action: int) -> str:
+    """Return the kind of an action: tile, leader, withdraw, cat, swap, pass, ..."""
+    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        raise NotationError(f"action {action!r} outside 0..{NUM_ACTIONS - 1}")
+    if action < LEADER_BASE:
+        return "tile"
+    if action < WITHDRAW_BASE:
+        return "leader"
+    if action < CAT_BASE:
+        return "withdraw"
+    if action < SWAP_BASE:
+        return "cat"
+    if action < PASS:
+        c = swap_counts(action)
+        if not 1 <= sum(c) <= 6:
+            raise NotationError(f"action {action} is not a valid swap (1..6 tiles)")
+        return "swap"
+    if action == PASS:
+        return "pass"
+    if action < WAR_BASE:
+        return "commit"
+    if action < MONUMENT_BASE:
+        return "war"
+    if action < NO_MONUMENT:
+        return "monument"
+    if action == NO_MONUMENT:
+        return "nomonument"
+    return "treasure"
+
+
+def format_action(action: int) -> str:
+    """Format an action int as text, e.g. 'tile r f7'."""
+    k = kind(action)
+    if k == "tile":
+        c, sq = divmod(action - TILE_BASE, SQUARES)
+        return f"tile {COLOURS[c]} {square_name(sq)}"
+    if k == "leader":
+        c, sq = divmod(action - LEADER_BASE, SQUARES)
+        return f"leader {COLOURS[c]} {square_name(sq)}"
+    if k == "withdraw":
+        return f"withdraw {COLOURS[action - WITHDRAW_BASE]}"
+    if k == "cat":
+        return f"cat {square_name(action - CAT_BASE)}"
+    if k == "swap":
+        return "swap " + "".join(COLOURS[c] * n for c, n in enumerate(swap_counts(action)))
+    if k == "pass":
+        return "pass"
+    if k == "commit":
+        return f"commit {action - COMMIT_BASE}"
+    if k == "war":
+        return f"war {COLOURS[action - WAR_BASE]}"
+    if k == "monument":
+        m, sq = divmod(action - MONUMENT_BASE, SQUARES)
+        a, b = MONUMENTS[m]
+        return f"monument {COLOURS[a]}{COLOURS[b]} {square_name(sq)}"
+    if k == "nomonument":
+        return "nomonument"
+    return f"treasure {square_name(action - TREASURE_BASE)}"
+
+
+def parse_action(text: str) -> int:
+    """Parse action text such as 'leader k g8' into its int; raise NotationError."""
+    if not isinstance(text, str):
+        raise NotationError(f"action text must be a string, got {type(text).__name__}")
+    words = text.strip().lower().split()
+    if not words:
+        raise NotationError("empty action")
+    verb, args = words[0], words[1:]
+
+    def need(n: int) -> None:
+        if len(args) != n:
+            raise NotationError(f"{verb!r} takes {n} argument(s), got {len(args)}: {text!r}")
+
+    if verb in ("tile", "leader"):
+        need(2)
+        base = TILE_BASE if verb == "tile" else LEADER_BASE
+        return base + parse_colour(args[0]) * SQUARES + parse_square(args[1])
+    if verb == "withdraw":
+        need(1)
+        return WITHDRAW_BASE + parse_colour(args[0])
+    if verb == "cat":
+        need(1)
+        return CAT_BASE + parse_square(args[0])
+    if verb == "swap":
+        need(1)
+        counts = [0, 0, 0, 0]
+        for ch in args[0]:
+            counts[parse_colour(ch)] += 1
+        return swap_action(counts)
+    if verb == "pass":
+        need(0)
+        return PASS
+    if verb == "commit":
+        need(1)
+        if not args[0].isdigit() or int(args[0]) > MAX_COMMIT:
+            raise NotationError(f"bad commit count {args[0]!r}: expected 0-{MAX_COMMIT}")
+        return COMMIT_BASE + int(args[0])
+    if verb == "war":
+        need(1)
+        return WAR_BASE + parse_colour(args[0])
+    if verb == "monument":
+        need(2)
+        if len(args[0]) != 2:
+            raise NotationError(f"bad monument {args[0]!r}: expected two colour letters, e.g. rk")
+        m = monument_index(parse_colour(args[0][0]), parse_colour(args[0][1]))
+        return MONUMENT_BASE + m * SQUARES + parse_square(args[1])
+    if verb == "nomonument":
+        need(0)
+        return NO_MONUMENT
+    if verb == "treasure":
+        need(1)
+        return TREASURE_BASE + parse_square(args[0])
+    raise NotationError(f"unknown action verb {verb!r} in {text!r}")

@@ -1,0 +1,197 @@
+"""The rules engine's Python face: a checked, documented API over ext.core.
+
+`State` is the Cython state (`ext.core.CoreState`) with typed errors, snapshot
+validation and the text helpers; the rules themselves live in the kernels.
+"""
+from __future__ import annotations
+
+from ext import core
+from engine import actions as A
+from engine.boards import BOARD_NAMES, SQUARES, load_board
+from engine.errors import ConsistencyError, IllegalActionError, PositionError
+
+for _bid, _name in enumerate(BOARD_NAMES):
+    _b = load_board(_name)
+    core.register_board(_name, _bid, sorted(_b.river), list(_b.temples), sorted(_b.special))
+
+PHASES = core.PHASE_NAMES
+_SEED_MASK = (1 << 64) - 1
+
+
+class State(core.CoreState):
+    """A Tigris & Euphrates game state (Cython core, struct-copy clone)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def new_game(cls, players: int = 2, seed: int = 0, board: str = "standard") -> "State":
+        """Return a new game set up from a seed (docs/engine.md, R-SETUP-1)."""
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
+            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"seed must be an int, got {seed!r}")
+        if board not in BOARD_NAMES:
+            raise ValueError(f"unknown board {board!r}; expected one of {', '.join(BOARD_NAMES)}")
+        st = cls.__new__(cls)
+        st._setup(players, BOARD_NAMES.index(board), seed & _SEED_MASK)
+        return st
+
+    @classmethod
+    def from_snapshot(cls, snap: dict) -> "State":
+        """Return the state a snapshot dict describes; PositionError names a bad field."""
+        validate_snapshot(snap)
+        st = cls.__new__(cls)
+        st._load(snap)
+        problems = st._consistency_problems()
+        if problems:
+            raise PositionError(f"inconsistent position: {problems[0]}")
+        return st
+
+    def apply(self, action: int) -> None:
+        """Apply a legal decision; raise IllegalActionError and keep the state if not legal."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise IllegalActionError(f"action must be an int, got {action!r}")
+        if not self._apply_raw(action):
+            raise IllegalActionError(self._why_illegal(action))
+
+    def _why_illegal(self, action: int) -> str:
+        try:
+            text = A.format_action(action)
+        except A.NotationError:
+            return f"action {action} does not exist (0..{A.NUM_ACTIONS - 1})"
+        if self.is_terminal():
+            return f"illegal action {text!r}: the game is over"
+        return (f"illegal action {text!r} in phase {self.phase} "
+                f"for seat {self.to_act}")
+
+    def result(self) -> list:
+        """Return each seat's rank, 0 = winner; full ties share a rank (R-END-2)."""
+        return rank_scores(self.scores())
+
+    def check_consistency(self) -> None:
+        """Check every invariant from scratch; raise ConsistencyError on the first broken one."""
+        problems = self._consistency_problems()
+        if problems:
+            raise ConsistencyError("; ".join(problems[:5]))
+
+    def __repr__(self) -> str:
+        return (f"<State {self.players}p {self.board_name} turn_owner={self.turn_owner} "
+                f"to_act={self.to_act} phase={self.phase}>")
+
+
+def strength_vector(colour_scores, treasures: int) -> tuple:
+    """Return the ascending colour totals after placing treasures on the weakest (R-END-2)."""
+    totals = list(colour_scores)
+    for _ in range(treasures):
+        totals[totals.index(min(totals))] += 1
+    return tuple(sorted(totals))
+
+
+def rank_scores(scores) -> list:
+    """Return ranks (0 best, ties shared) from [[k, r, b, g, treasures] per seat]."""
+    keys = [strength_vector(s[:4], s[4]) for s in scores]
+    return [sum(1 for other in keys if other > k) for k in keys]
+
+
+def new_game(players: int = 2, seed: int = 0, board: str = "standard") -> State:
+    """Return a new game (see State.new_game)."""
+    return State.new_game(players, seed, board)
+
+
+# ---------------------------------------------------------------- validation
+
+def _int(value, field: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise PositionError(f"field {field!r}: expected an int in {lo}..{hi}, got {value!r}")
+    return value
+
+
+def _list(value, field: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        raise PositionError(f"field {field!r}: expected a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise PositionError(f"field {field!r}: expected {length} entries, got {len(value)}")
+    return value
+
+
+REQUIRED_FIELDS = ("players", "board", "cells", "treasures", "leaders", "monuments", "hands",
+                   "bag", "swapped", "discarded", "scores", "treasures_taken",
+                   "catastrophes_left", "turn_owner", "actions_left", "phase", "to_act",
+                   "placed", "unification", "conflict", "committed", "end_reason")
+
+
+def validate_snapshot(snap) -> None:
+    """Check a snapshot's fields for types and ranges; raise PositionError naming the field."""
+    if not isinstance(snap, dict):
+        raise PositionError(f"snapshot must be a dict, got {type(snap).__name__}")
+    for f in REQUIRED_FIELDS:
+        if f not in snap:
+            raise PositionError(f"field {f!r} is missing")
+    P = _int(snap["players"], "players", 2, 4)
+    if snap["board"] not in BOARD_NAMES:
+        raise PositionError(f"field 'board': unknown board {snap['board']!r}")
+    for i, v in enumerate(_list(snap["cells"], "cells", SQUARES)):
+        _int(v, f"cells[{i}]", 0, 9)
+    tre = _list(snap["treasures"], "treasures")
+    for v in tre:
+        _int(v, "treasures", 0, SQUARES - 1)
+    if len(set(tre)) != len(tre):
+        raise PositionError("field 'treasures': a square is listed twice")
+    seen = set()
+    for p, row in enumerate(_list(snap["leaders"], "leaders", P)):
+        for c, v in enumerate(_list(row, f"leaders[{p}]", 4)):
+            _int(v, f"leaders[{p}][{c}]", -1, SQUARES - 1)
+            if v >= 0:
+                if v in seen:
+                    raise PositionError(f"field 'leaders[{p}][{c}]': square {v} already holds a leader")
+                seen.add(v)
+    for m, v in enumerate(_list(snap["monuments"], "monuments", 6)):
+        _int(v, f"monuments[{m}]", -1, SQUARES - 1)
+    for name in ("hands", "swapped", "scores"):
+        for p, row in enumerate(_list(snap[name], name, P)):
+            for c, v in enumerate(_list(row, f"{name}[{p}]", 4)):
+                _int(v, f"{name}[{p}][{c}]", 0, 153 if name != "hands" else 6)
+    for i, v in enumerate(_list(snap["bag"], "bag")):
+        _int(v, f"bag[{i}]", 0, 3)
+    if len(snap["bag"]) > 153:
+        raise PositionError("field 'bag': more than 153 tiles")
+    for c, v in enumerate(_list(snap["discarded"], "discarded", 4)):
+        _int(v, f"discarded[{c}]", 0, 153)
+    for p, v in enumerate(_list(snap["treasures_taken"], "treasures_taken", P)):
+        _int(v, f"treasures_taken[{p}]", 0, 20)
+    for p, v in enumerate(_list(snap["catastrophes_left"], "catastrophes_left", P)):
+        _int(v, f"catastrophes_left[{p}]", 0, 2)
+    for p, v in enumerate(_list(snap["committed"], "committed", P)):
+        if not isinstance(v, bool):
+            raise PositionError(f"field 'committed[{p}]': expected true/false, got {v!r}")
+    _int(snap["turn_owner"], "turn_owner", 0, P - 1)
+    _int(snap["actions_left"], "actions_left", 0, 2)
+    if snap["phase"] not in PHASES:
+        raise PositionError(f"field 'phase': unknown phase {snap['phase']!r}")
+    _int(snap["to_act"], "to_act", -1, P - 1)
+    _int(snap["placed"], "placed", -1, SQUARES - 1)
+    _int(snap["unification"], "unification", -1, SQUARES - 1)
+    if snap["end_reason"] not in (None, "treasures", "bag"):
+        raise PositionError(f"field 'end_reason': unknown value {snap['end_reason']!r}")
+    if (snap["phase"] == "over") != (snap["end_reason"] is not None):
+        raise PositionError("field 'end_reason': must be set exactly when the phase is 'over'")
+    cf = snap["conflict"]
+    if cf is not None:
+        if not isinstance(cf, dict):
+            raise PositionError("field 'conflict': expected null or an object")
+        for f in ("kind", "colour", "attacker", "defender", "attacker_leader",
+                  "defender_leader", "attacker_commit"):
+            if f not in cf:
+                raise PositionError(f"field 'conflict.{f}' is missing")
+        if cf["kind"] not in ("revolt", "war"):
+            raise PositionError(f"field 'conflict.kind': unknown kind {cf['kind']!r}")
+        _int(cf["colour"], "conflict.colour", 0, 3)
+        _int(cf["attacker"], "conflict.attacker", 0, P - 1)
+        _int(cf["defender"], "conflict.defender", 0, P - 1)
+        _int(cf["attacker_leader"], "conflict.attacker_leader", 0, SQUARES - 1)
+        _int(cf["defender_leader"], "conflict.defender_leader", 0, SQUARES - 1)
+        _int(cf["attacker_commit"], "conflict.attacker_commit", -1, 6)
+    needs_conflict = snap["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend")
+    if needs_conflict != (cf is not None):
+        raise PositionError(f"field 'conflict': phase {snap['phase']!r} "
+                            + ("needs a conflict" if needs_conflict else "takes no conflict"))

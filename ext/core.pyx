@@ -1,0 +1,1198 @@
+# cython: language_level=3
+"""Tigris & Euphrates rules kernels (nogil) and their thin Python face.
+
+Implements RULES.md §1-13 (base game, 2-4 players, any board loaded as data)
+following the decision model of docs/engine.md: tile, leader, withdraw,
+catastrophe, swap and pass actions; revolts and wars with the attacker's then
+the defender's commitment; monuments; treasures; end of turn and game.
+Bit layouts are documented once, in core.pxd.
+"""
+from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t, uint16_t, int32_t
+from libc.string cimport memset, memcpy
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+    int __builtin_popcountll(unsigned long long) nogil
+
+cdef uint64_t NOT_COL0 = 0xFFFEFFFEFFFEFFFEULL
+cdef uint64_t NOT_COL15 = 0x7FFF7FFF7FFF7FFFULL
+cdef uint64_t MASK48 = 0x0000FFFFFFFFFFFFULL
+
+cdef int16_t NB[NSQ][4]
+cdef int8_t NB_N[NSQ]
+cdef BB ALL_SQUARES
+cdef int8_t MONUMENT_COLOURS[6][2]
+cdef int TILE_TOTALS[4]
+
+BOARDS_BY_NAME = {}
+BOARD_NAMES = {}
+
+
+cdef void _init_tables():
+    cdef int sq, row, col, k
+    for sq in range(NSQ):
+        row = sq // NCOL
+        col = sq % NCOL
+        k = 0
+        if row > 0:
+            NB[sq][k] = sq - NCOL
+            k += 1
+        if col > 0:
+            NB[sq][k] = sq - 1
+            k += 1
+        if col < NCOL - 1:
+            NB[sq][k] = sq + 1
+            k += 1
+        if row < NROW - 1:
+            NB[sq][k] = sq + NCOL
+            k += 1
+        NB_N[sq] = k
+    ALL_SQUARES.w[0] = 0xFFFFFFFFFFFFFFFFULL
+    ALL_SQUARES.w[1] = 0xFFFFFFFFFFFFFFFFULL
+    ALL_SQUARES.w[2] = MASK48
+    pairs = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+    for k in range(6):
+        MONUMENT_COLOURS[k][0] = pairs[k][0]
+        MONUMENT_COLOURS[k][1] = pairs[k][1]
+    TILE_TOTALS[0] = 30
+    TILE_TOTALS[1] = 57
+    TILE_TOTALS[2] = 36
+    TILE_TOTALS[3] = 30
+
+_init_tables()
+
+
+# ---------------------------------------------------------------- bitboards
+
+cdef inline void bb_set(BB* b, int sq) noexcept nogil:
+    b.w[sq >> 6] |= (<uint64_t>1) << (sq & 63)
+
+cdef inline void bb_clear(BB* b, int sq) noexcept nogil:
+    b.w[sq >> 6] &= ~((<uint64_t>1) << (sq & 63))
+
+cdef inline bint bb_test(const BB* b, int sq) noexcept nogil:
+    return (b.w[sq >> 6] >> (sq & 63)) & 1
+
+cdef inline BB bb_or(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] | b.w[0]
+    r.w[1] = a.w[1] | b.w[1]
+    r.w[2] = a.w[2] | b.w[2]
+    return r
+
+cdef inline BB bb_and(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] & b.w[0]
+    r.w[1] = a.w[1] & b.w[1]
+    r.w[2] = a.w[2] & b.w[2]
+    return r
+
+cdef inline BB bb_andnot(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] & ~b.w[0]
+    r.w[1] = a.w[1] & ~b.w[1]
+    r.w[2] = a.w[2] & ~b.w[2]
+    return r
+
+cdef inline bint bb_any(BB a) noexcept nogil:
+    return (a.w[0] | a.w[1] | a.w[2]) != 0
+
+cdef inline bint bb_eq(BB a, BB b) noexcept nogil:
+    return a.w[0] == b.w[0] and a.w[1] == b.w[1] and a.w[2] == b.w[2]
+
+cdef inline int bb_count(BB a) noexcept nogil:
+    return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]) + __builtin_popcountll(a.w[2])
+
+cdef inline BB bb_empty() noexcept nogil:
+    cdef BB r
+    r.w[0] = 0
+    r.w[1] = 0
+    r.w[2] = 0
+    return r
+
+cdef inline BB bb_neighbours(BB a) noexcept nogil:
+    """Squares edge-adjacent to some square of a (rows are 16 bits wide)."""
+    cdef BB r
+    r.w[0] = ((a.w[0] >> 16) | (a.w[1] << 48) | (a.w[0] << 16)
+              | ((a.w[0] >> 1) & NOT_COL15) | ((a.w[0] << 1) & NOT_COL0))
+    r.w[1] = ((a.w[1] >> 16) | (a.w[2] << 48) | (a.w[1] << 16) | (a.w[0] >> 48)
+              | ((a.w[1] >> 1) & NOT_COL15) | ((a.w[1] << 1) & NOT_COL0))
+    r.w[2] = ((a.w[2] >> 16) | (a.w[2] << 16) | (a.w[1] >> 48)
+              | ((a.w[2] >> 1) & NOT_COL15) | ((a.w[2] << 1) & NOT_COL0)) & MASK48
+    return r
+
+cdef inline BB bb_square(int sq) noexcept nogil:
+    cdef BB r = bb_empty()
+    bb_set(&r, sq)
+    return r
+
+cdef inline int bb_pop(BB* b) noexcept nogil:
+    """Remove and return the lowest square of b (b must be non-empty)."""
+    cdef int k
+    cdef uint64_t w
+    for k in range(3):
+        w = b.w[k]
+        if w:
+            b.w[k] = w & (w - 1)
+            return (k << 6) + __builtin_ctzll(w)
+    return -1
+
+
+# ---------------------------------------------------------------- state helpers
+
+cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+cdef inline BB occupied(GameState* s) noexcept nogil:
+    """Squares that connect: tiles face up or down, and leaders (R-KING-1)."""
+    cdef BB r = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
+    return bb_or(bb_or(r, s.down), s.leaders)
+
+cdef inline bint is_occupied(GameState* s, int sq) noexcept nogil:
+    cdef uint8_t c = s.cell[sq]
+    return (c != CELL_EMPTY and c != CELL_CAT) or s.leader_at[sq] != 0
+
+cdef int uf_find(GameState* s, int sq) noexcept nogil:
+    while s.parent[sq] != sq:
+        s.parent[sq] = s.parent[s.parent[sq]]
+        sq = s.parent[sq]
+    return sq
+
+cdef inline void uf_union(GameState* s, int a, int b) noexcept nogil:
+    a = uf_find(s, a)
+    b = uf_find(s, b)
+    if a < b:
+        s.parent[b] = a
+    elif b < a:
+        s.parent[a] = b
+
+cdef inline void uf_add(GameState* s, int sq) noexcept nogil:
+    """Merge a newly occupied square with its occupied neighbours."""
+    cdef int k, n
+    s.parent[sq] = sq
+    for k in range(NB_N[sq]):
+        n = NB[sq][k]
+        if is_occupied(s, n):
+            uf_union(s, n, sq)
+
+cdef void uf_rebuild(GameState* s) noexcept nogil:
+    """Recompute the union-find from the board after any removal."""
+    cdef int sq
+    for sq in range(NSQ):
+        s.parent[sq] = sq
+    for sq in range(NSQ):
+        if is_occupied(s, sq):
+            if sq % NCOL > 0 and is_occupied(s, sq - 1):
+                uf_union(s, sq - 1, sq)
+            if sq >= NCOL and is_occupied(s, sq - NCOL):
+                uf_union(s, sq - NCOL, sq)
+
+cdef inline void place_tile(GameState* s, int c, int sq) noexcept nogil:
+    s.cell[sq] = CELL_UP + c
+    bb_set(&s.up[c], sq)
+    uf_add(s, sq)
+
+cdef inline void remove_tile(GameState* s, int sq) noexcept nogil:
+    """Take a face-up tile off the board (the caller rebuilds the union-find)."""
+    cdef int c = s.cell[sq] - CELL_UP
+    s.cell[sq] = CELL_EMPTY
+    bb_clear(&s.up[c], sq)
+
+cdef inline void place_leader(GameState* s, int p, int c, int sq) noexcept nogil:
+    s.leader_at[sq] = 1 + p * 4 + c
+    s.leader_sq[p][c] = sq
+    bb_set(&s.leaders, sq)
+    uf_add(s, sq)
+
+cdef inline void remove_leader(GameState* s, int p, int c) noexcept nogil:
+    """Return a leader to its owner's supply (the caller rebuilds the union-find)."""
+    cdef int sq = s.leader_sq[p][c]
+    s.leader_at[sq] = 0
+    s.leader_sq[p][c] = -1
+    bb_clear(&s.leaders, sq)
+
+cdef inline int commit_colour(GameState* s) noexcept nogil:
+    """Revolts are fought with temples (R-REV-3), wars with the war's colour."""
+    return RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+
+cdef inline int hand_size(GameState* s, int p) noexcept nogil:
+    return s.hand[p][0] + s.hand[p][1] + s.hand[p][2] + s.hand[p][3]
+
+cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil:
+    """mark[root] = 1 for every group that holds a leader."""
+    cdef BB ls = s.leaders
+    memset(mark, 0, NSQ)
+    while bb_any(ls):
+        mark[uf_find(s, bb_pop(&ls))] = 1
+
+cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept nogil:
+    """Count the distinct kingdoms among the groups next to an empty square."""
+    cdef int roots[4]
+    cdef int n = 0, k, j, n_sq, r
+    cdef bint seen
+    for k in range(NB_N[sq]):
+        n_sq = NB[sq][k]
+        if is_occupied(s, n_sq):
+            r = uf_find(s, n_sq)
+            if mark[r]:
+                seen = False
+                for j in range(n):
+                    if roots[j] == r:
+                        seen = True
+                if not seen:
+                    roots[n] = r
+                    n += 1
+    return n
+
+cdef BB flood(BB start, BB passable) noexcept nogil:
+    """The part of passable connected to start (start included)."""
+    cdef BB comp = start, grown
+    while True:
+        grown = bb_or(comp, bb_and(bb_neighbours(comp), passable))
+        if bb_eq(grown, comp):
+            return comp
+        comp = grown
+
+cdef inline bint leader_at_owner(GameState* s, int sq, int* p, int* c) noexcept nogil:
+    cdef int v = s.leader_at[sq]
+    if v == 0:
+        return False
+    p[0] = (v - 1) >> 2
+    c[0] = (v - 1) & 3
+    return True
+
+
+# ---------------------------------------------------------------- setup
+
+cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noexcept nogil:
+    """Set up a game per docs/engine.md (splitmix64, Fisher-Yates, pop draws)."""
+    cdef BoardData* bd = &BOARDS[board_id]
+    cdef int i, j, p, c, n, sq
+    cdef uint8_t tmp
+    cdef uint64_t rng = seed
+    memset(s, 0, sizeof(GameState))
+    s.players = players
+    s.board_id = board_id
+    for p in range(MAX_PLAYERS):
+        for c in range(4):
+            s.leader_sq[p][c] = -1
+    for i in range(6):
+        s.monument_sq[i] = -1
+    for sq in range(NSQ):
+        s.parent[sq] = sq
+    for i in range(bd.n_temples):
+        sq = bd.temples[i]
+        place_tile(s, RED, sq)
+        bb_set(&s.treasure, sq)
+    n = 0
+    for c in range(4):
+        j = TILE_TOTALS[c] - (bd.n_temples if c == RED else 0)
+        for i in range(j):
+            s.bag[n] = c
+            n += 1
+    s.bag_len = n
+    i = n - 1
+    while i > 0:
+        j = <int>(splitmix64(&rng) % <uint64_t>(i + 1))
+        tmp = s.bag[i]
+        s.bag[i] = s.bag[j]
+        s.bag[j] = tmp
+        i -= 1
+    s.turn_owner = <int8_t>(splitmix64(&rng) % <uint64_t>players)
+    for p in range(players):
+        s.cats_left[p] = 2
+        for i in range(HAND_SIZE):
+            s.bag_len -= 1
+            s.hand[p][s.bag[s.bag_len]] += 1
+    s.to_act = s.turn_owner
+    s.actions_left = 2
+    s.phase = PH_ACTION
+    s.placed = -1
+    s.unification = -1
+    s.c_att_leader = -1
+    s.c_def_leader = -1
+    s.c_att_commit = -1
+    s.c_attacker = -1
+    s.c_defender = -1
+    s.c_colour = -1
+
+
+# ---------------------------------------------------------------- legal decisions
+
+cdef int conflict_colours(GameState* s, int* colours) noexcept nogil:
+    """Colours with two leaders in the unification tile's group, ascending."""
+    cdef int root = uf_find(s, s.unification)
+    cdef int c, p, k, n = 0
+    for c in range(4):
+        k = 0
+        for p in range(s.players):
+            if s.leader_sq[p][c] >= 0 and uf_find(s, s.leader_sq[p][c]) == root:
+                k += 1
+        if k >= 2:
+            colours[n] = c
+            n += 1
+    return n
+
+cdef int monument_options(GameState* s, int32_t* out) noexcept nogil:
+    """Monument actions for the placed tile (without nomonument), ascending."""
+    cdef int sq = s.placed, c, m, dr, dc, t, n = 0, nb = 0
+    cdef int blocks[4]
+    if sq < 0 or s.cell[sq] < CELL_UP or s.cell[sq] >= CELL_DOWN:
+        return 0
+    c = s.cell[sq] - CELL_UP
+    for dr in range(1, -1, -1):
+        for dc in range(1, -1, -1):
+            if sq // NCOL - dr < 0 or sq // NCOL - dr + 1 >= NROW:
+                continue
+            if sq % NCOL - dc < 0 or sq % NCOL - dc + 1 >= NCOL:
+                continue
+            t = sq - dr * NCOL - dc
+            if (s.cell[t] == CELL_UP + c and s.cell[t + 1] == CELL_UP + c
+                    and s.cell[t + NCOL] == CELL_UP + c and s.cell[t + NCOL + 1] == CELL_UP + c):
+                blocks[nb] = t
+                nb += 1
+    if nb == 0:
+        return 0
+    for m in range(6):
+        if s.monument_sq[m] < 0 and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c):
+            for t in range(nb):
+                out[n] = A_MONUMENT + m * NSQ + blocks[t]
+                n += 1
+    return n
+
+cdef int treasure_candidates(GameState* s, int seat, int* out, int* to_take) noexcept nogil:
+    """Treasures the seat's trader must choose among (special ones first)."""
+    cdef int root, n = 0, ns = 0, sq, i
+    cdef int all_sq[NSQ]
+    cdef int spec[NSQ]
+    cdef BB t = s.treasure
+    cdef BoardData* bd = &BOARDS[s.board_id]
+    to_take[0] = 0
+    if s.leader_sq[seat][GREEN] < 0:
+        return 0
+    root = uf_find(s, s.leader_sq[seat][GREEN])
+    while bb_any(t):
+        sq = bb_pop(&t)
+        if uf_find(s, sq) == root:
+            all_sq[n] = sq
+            n += 1
+            if bb_test(&bd.special, sq):
+                spec[ns] = sq
+                ns += 1
+    if n < 2:
+        return 0
+    to_take[0] = n - 1
+    if ns > 0:
+        for i in range(ns):
+            out[i] = spec[i]
+        return ns
+    for i in range(n):
+        out[i] = all_sq[i]
+    return n
+
+cdef void leader_targets(GameState* s, int p, int c, BB targets, int32_t* out, int* n) noexcept nogil:
+    """Append legal `leader c sq` actions; a leader on the board is lifted first."""
+    cdef GameState tmp
+    cdef GameState* b = s
+    cdef uint8_t mark[NSQ]
+    cdef int sq, cur = s.leader_sq[p][c]
+    cdef BB adj
+    if cur >= 0:
+        memcpy(&tmp, s, sizeof(GameState))
+        remove_leader(&tmp, p, c)
+        uf_rebuild(&tmp)
+        b = &tmp
+        bb_clear(&targets, cur)
+    mark_kingdoms(b, mark)
+    adj = bb_neighbours(occupied(b))
+    while bb_any(targets):
+        sq = bb_pop(&targets)
+        if not bb_test(&adj, sq) or kingdoms_around(b, sq, mark) <= 1:
+            out[n[0]] = A_LEADER + c * NSQ + sq
+            n[0] += 1
+
+cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
+    """Write the legal decisions of the seat to act, ascending; return the count."""
+    cdef BoardData* bd = &BOARDS[s.board_id]
+    cdef int n = 0, p = s.to_act, c, sq, k, r, b, g, i, to_take
+    cdef int cols[4]
+    cdef int cand[NSQ]
+    cdef uint8_t mark[NSQ]
+    cdef int8_t nk[NSQ]
+    cdef BB occ, empty, adj, cands, targets, up_all
+    if s.phase == PH_ACTION:
+        occ = occupied(s)
+        empty = bb_andnot(ALL_SQUARES, bb_or(occ, s.cats))
+        adj = bb_and(bb_neighbours(occ), empty)
+        mark_kingdoms(s, mark)
+        cands = adj
+        while bb_any(cands):
+            sq = bb_pop(&cands)
+            nk[sq] = kingdoms_around(s, sq, mark)
+        for c in range(4):
+            if s.hand[p][c] == 0:
+                continue
+            cands = bb_and(empty, bd.river if c == BLUE else bd.land)
+            while bb_any(cands):
+                sq = bb_pop(&cands)
+                if not bb_test(&adj, sq) or nk[sq] <= 2:
+                    out[n] = A_TILE + c * NSQ + sq
+                    n += 1
+        targets = bb_and(bb_and(empty, bd.land), bb_neighbours(s.up[RED]))
+        for c in range(4):
+            if s.leader_sq[p][c] < 0:
+                cands = targets
+                while bb_any(cands):
+                    sq = bb_pop(&cands)
+                    if not bb_test(&adj, sq) or nk[sq] <= 1:
+                        out[n] = A_LEADER + c * NSQ + sq
+                        n += 1
+            else:
+                leader_targets(s, p, c, targets, out, &n)
+        for c in range(4):
+            if s.leader_sq[p][c] >= 0:
+                out[n] = A_WITHDRAW + c
+                n += 1
+        if s.cats_left[p] > 0:
+            up_all = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
+            cands = bb_or(empty, bb_andnot(up_all, s.treasure))
+            while bb_any(cands):
+                out[n] = A_CAT + bb_pop(&cands)
+                n += 1
+        for g in range(s.hand[p][3] + 1):
+            for b in range(s.hand[p][2] + 1):
+                for r in range(s.hand[p][1] + 1):
+                    for k in range(s.hand[p][0] + 1):
+                        if k + r + b + g > 0:
+                            out[n] = A_SWAP + k + 7 * r + 49 * b + 343 * g
+                            n += 1
+        out[n] = A_PASS
+        n += 1
+    elif (s.phase == PH_REVOLT_ATTACK or s.phase == PH_REVOLT_DEFEND
+          or s.phase == PH_WAR_ATTACK or s.phase == PH_WAR_DEFEND):
+        for i in range(s.hand[p][commit_colour(s)] + 1):
+            out[n] = A_COMMIT + i
+            n += 1
+    elif s.phase == PH_WAR_CHOICE:
+        k = conflict_colours(s, cols)
+        for i in range(k):
+            out[n] = A_WAR + cols[i]
+            n += 1
+    elif s.phase == PH_MONUMENT:
+        n = monument_options(s, out)
+        out[n] = A_NOMONUMENT
+        n += 1
+    elif s.phase == PH_TREASURE:
+        k = treasure_candidates(s, p, cand, &to_take)
+        for i in range(k):
+            out[n] = A_TREASURE + cand[i]
+            n += 1
+    return n
+
+cdef int is_legal(GameState* s, int action) noexcept nogil:
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int n = gen_legal(s, buf), lo = 0, hi, mid
+    hi = n - 1
+    while lo <= hi:
+        mid = (lo + hi) >> 1
+        if buf[mid] == action:
+            return 1
+        if buf[mid] < action:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return 0
+
+
+# ---------------------------------------------------------------- resolution
+
+cdef void game_over(GameState* s, int reason) noexcept nogil:
+    s.phase = PH_OVER
+    s.to_act = -1
+    s.end_reason = reason
+
+cdef bint draw_tiles(GameState* s, int p, int count) noexcept nogil:
+    """Draw one by one; an empty bag ends the game at once (R-END-1b)."""
+    cdef int i
+    for i in range(count):
+        if s.bag_len == 0:
+            game_over(s, END_BAG)
+            return False
+        s.bag_len -= 1
+        s.hand[p][s.bag[s.bag_len]] += 1
+    return True
+
+cdef void return_orphan_leaders(GameState* s) noexcept nogil:
+    """R-LEAD-5: leaders with no adjacent face-up temple go to supply."""
+    cdef BB near = bb_neighbours(s.up[RED])
+    cdef BB ls = bb_andnot(s.leaders, near)
+    cdef int sq, p, c
+    while bb_any(ls):
+        sq = bb_pop(&ls)
+        leader_at_owner(s, sq, &p, &c)
+        remove_leader(s, p, c)
+
+cdef void end_turn(GameState* s) noexcept nogil:
+    cdef int p = s.turn_owner, c, m, root, i, q
+    for c in range(4):
+        if s.leader_sq[p][c] >= 0:
+            root = uf_find(s, s.leader_sq[p][c])
+            for m in range(6):
+                if (s.monument_sq[m] >= 0
+                        and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)
+                        and uf_find(s, s.monument_sq[m]) == root):
+                    s.score[p][c] += 1
+    if not draw_tiles(s, p, HAND_SIZE - hand_size(s, p)):
+        return
+    for i in range(1, s.players):
+        q = (p + i) % s.players
+        if s.committed[q]:
+            if not draw_tiles(s, q, HAND_SIZE - hand_size(s, q)):
+                return
+    if bb_count(s.treasure) <= 2:
+        game_over(s, END_TREASURES)
+        return
+    s.turn_owner = (p + 1) % s.players
+    s.to_act = s.turn_owner
+    s.actions_left = 2
+    s.phase = PH_ACTION
+    for q in range(MAX_PLAYERS):
+        s.committed[q] = 0
+
+cdef void end_action(GameState* s) noexcept nogil:
+    s.placed = -1
+    s.actions_left -= 1
+    if s.actions_left <= 0:
+        end_turn(s)
+    else:
+        s.phase = PH_ACTION
+        s.to_act = s.turn_owner
+
+cdef void treasure_check(GameState* s) noexcept nogil:
+    """R-TRE-1: traders take treasures until one is left in their kingdom."""
+    cdef int cand[NSQ]
+    cdef int q, n, to_take, i
+    cdef bint again = True
+    while again:
+        again = False
+        for q in range(s.players):
+            n = treasure_candidates(s, q, cand, &to_take)
+            if n == 0:
+                continue
+            if to_take >= n:
+                for i in range(n):
+                    bb_clear(&s.treasure, cand[i])
+                    s.treasures_taken[q] += 1
+                again = True
+                break
+            s.phase = PH_TREASURE
+            s.to_act = q
+            return
+    end_action(s)
+
+cdef void monument_check(GameState* s) noexcept nogil:
+    cdef int32_t buf[32]
+    if monument_options(s, buf) > 0:
+        s.phase = PH_MONUMENT
+        s.to_act = s.turn_owner
+    else:
+        treasure_check(s)
+
+cdef void clear_conflict(GameState* s) noexcept nogil:
+    s.c_kind = CONFLICT_NONE
+    s.c_colour = -1
+    s.c_attacker = -1
+    s.c_defender = -1
+    s.c_att_leader = -1
+    s.c_def_leader = -1
+    s.c_att_commit = -1
+
+cdef void start_war(GameState* s, int c) noexcept nogil:
+    cdef int root = uf_find(s, s.unification)
+    cdef int seats[2]
+    cdef int n = 0, p, i, att
+    for p in range(s.players):
+        if s.leader_sq[p][c] >= 0 and uf_find(s, s.leader_sq[p][c]) == root and n < 2:
+            seats[n] = p
+            n += 1
+    att = -1
+    for i in range(s.players):
+        p = (s.turn_owner + i) % s.players
+        if p == seats[0] or p == seats[1]:
+            att = p
+            break
+    s.c_kind = CONFLICT_WAR
+    s.c_colour = c
+    s.c_attacker = att
+    s.c_defender = seats[1] if att == seats[0] else seats[0]
+    s.c_att_leader = s.leader_sq[s.c_attacker][c]
+    s.c_def_leader = s.leader_sq[s.c_defender][c]
+    s.c_att_commit = -1
+    s.phase = PH_WAR_ATTACK
+    s.to_act = att
+
+cdef void continue_wars(GameState* s) noexcept nogil:
+    """R-WAR-1/6: resolve wars while the unified kingdom has a doubled colour."""
+    cdef int cols[4]
+    cdef int n = conflict_colours(s, cols)
+    if n == 0:
+        s.unification = -1
+        clear_conflict(s)
+        monument_check(s)
+    elif n == 1:
+        start_war(s, cols[0])
+    else:
+        clear_conflict(s)
+        s.phase = PH_WAR_CHOICE
+        s.to_act = s.turn_owner
+
+cdef void resolve_war(GameState* s, int def_commit) noexcept nogil:
+    cdef int c = s.c_colour, att = s.c_attacker, dfd = s.c_defender
+    cdef BB passable = occupied(s)
+    cdef BB side_att, side_def, loser_side, removal
+    cdef int att_str, def_str, winner, loser, removed = 0, sq
+    bb_clear(&passable, s.unification)
+    side_att = flood(bb_square(s.c_att_leader), passable)
+    side_def = flood(bb_square(s.c_def_leader), passable)
+    att_str = bb_count(bb_and(side_att, s.up[c])) + s.c_att_commit
+    def_str = bb_count(bb_and(side_def, s.up[c])) + def_commit
+    if att_str > def_str:
+        winner = att
+        loser = dfd
+        loser_side = side_def
+    else:
+        winner = dfd
+        loser = att
+        loser_side = side_att
+    remove_leader(s, loser, c)
+    removal = bb_and(loser_side, s.up[c])
+    if c == RED:
+        removal = bb_andnot(removal, s.treasure)
+        removal = bb_andnot(removal, bb_neighbours(s.leaders))
+    while bb_any(removal):
+        sq = bb_pop(&removal)
+        remove_tile(s, sq)
+        removed += 1
+    s.discarded[c] += removed
+    s.score[winner][c] += 1 + removed
+    clear_conflict(s)
+    return_orphan_leaders(s)
+    uf_rebuild(s)
+    continue_wars(s)
+
+cdef void resolve_revolt(GameState* s, int def_commit) noexcept nogil:
+    cdef int att_str, def_str, loser, winner
+    att_str = bb_count(bb_and(bb_neighbours(bb_square(s.c_att_leader)), s.up[RED])) + s.c_att_commit
+    def_str = bb_count(bb_and(bb_neighbours(bb_square(s.c_def_leader)), s.up[RED])) + def_commit
+    if att_str > def_str:
+        winner = s.c_attacker
+        loser = s.c_defender
+    else:
+        winner = s.c_defender
+        loser = s.c_attacker
+    remove_leader(s, loser, s.c_colour)
+    s.score[winner][RED] += 1
+    clear_conflict(s)
+    uf_rebuild(s)
+    treasure_check(s)
+
+cdef void score_tile(GameState* s, int sq, int c) noexcept nogil:
+    """R-TILE-4: the leader of the tile's colour scores, else the king."""
+    cdef int root = uf_find(s, sq), p, king_owner = -1
+    for p in range(s.players):
+        if s.leader_sq[p][c] >= 0 and uf_find(s, s.leader_sq[p][c]) == root:
+            s.score[p][c] += 1
+            return
+        if s.leader_sq[p][BLACK] >= 0 and uf_find(s, s.leader_sq[p][BLACK]) == root:
+            king_owner = p
+    if king_owner >= 0:
+        s.score[king_owner][c] += 1
+
+cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
+    """Apply a legal decision and run the game forward to the next decision."""
+    cdef int p = s.to_act, c, sq, q, n, k, i, t, m
+    cdef uint8_t mark[NSQ]
+    cdef int counts[4]
+    if s.phase == PH_ACTION:
+        if a < A_LEADER:
+            c = (a - A_TILE) // NSQ
+            sq = (a - A_TILE) % NSQ
+            mark_kingdoms(s, mark)
+            k = kingdoms_around(s, sq, mark)
+            s.hand[p][c] -= 1
+            place_tile(s, c, sq)
+            s.placed = sq
+            if k == 2:
+                s.unification = sq
+                continue_wars(s)
+            else:
+                score_tile(s, sq, c)
+                monument_check(s)
+        elif a < A_WITHDRAW:
+            c = (a - A_LEADER) // NSQ
+            sq = (a - A_LEADER) % NSQ
+            if s.leader_sq[p][c] >= 0:
+                remove_leader(s, p, c)
+                uf_rebuild(s)
+            place_leader(s, p, c, sq)
+            k = uf_find(s, sq)
+            for q in range(s.players):
+                if q != p and s.leader_sq[q][c] >= 0 and uf_find(s, s.leader_sq[q][c]) == k:
+                    s.c_kind = CONFLICT_REVOLT
+                    s.c_colour = c
+                    s.c_attacker = p
+                    s.c_defender = q
+                    s.c_att_leader = sq
+                    s.c_def_leader = s.leader_sq[q][c]
+                    s.c_att_commit = -1
+                    s.phase = PH_REVOLT_ATTACK
+                    return
+            treasure_check(s)
+        elif a < A_CAT:
+            remove_leader(s, p, a - A_WITHDRAW)
+            uf_rebuild(s)
+            treasure_check(s)
+        elif a < A_SWAP:
+            sq = a - A_CAT
+            if s.cell[sq] != CELL_EMPTY:
+                s.discarded[s.cell[sq] - CELL_UP] += 1
+                remove_tile(s, sq)
+            s.cell[sq] = CELL_CAT
+            bb_set(&s.cats, sq)
+            s.cats_left[p] -= 1
+            return_orphan_leaders(s)
+            uf_rebuild(s)
+            treasure_check(s)
+        elif a < A_PASS:
+            k = a - A_SWAP
+            counts[0] = k % 7
+            counts[1] = k // 7 % 7
+            counts[2] = k // 49 % 7
+            counts[3] = k // 343 % 7
+            n = 0
+            for c in range(4):
+                s.hand[p][c] -= counts[c]
+                s.swapped[p][c] += counts[c]
+                n += counts[c]
+            if draw_tiles(s, p, n):
+                end_action(s)
+        else:
+            end_turn(s)
+    elif s.phase == PH_REVOLT_ATTACK or s.phase == PH_WAR_ATTACK:
+        n = a - A_COMMIT
+        s.hand[p][commit_colour(s)] -= n
+        s.discarded[commit_colour(s)] += n   # committed tiles leave the game in view
+        s.c_att_commit = n
+        if n > 0:
+            s.committed[p] = 1
+        s.phase = PH_REVOLT_DEFEND if s.phase == PH_REVOLT_ATTACK else PH_WAR_DEFEND
+        s.to_act = s.c_defender
+    elif s.phase == PH_REVOLT_DEFEND or s.phase == PH_WAR_DEFEND:
+        n = a - A_COMMIT
+        s.hand[p][commit_colour(s)] -= n
+        s.discarded[commit_colour(s)] += n
+        if n > 0:
+            s.committed[p] = 1
+        if s.phase == PH_REVOLT_DEFEND:
+            resolve_revolt(s, n)
+        else:
+            resolve_war(s, n)
+    elif s.phase == PH_WAR_CHOICE:
+        start_war(s, a - A_WAR)
+    elif s.phase == PH_MONUMENT:
+        if a != A_NOMONUMENT:
+            m = (a - A_MONUMENT) // NSQ
+            t = (a - A_MONUMENT) % NSQ
+            c = s.cell[t] - CELL_UP
+            for i in range(4):
+                sq = t + (i & 1) + (i >> 1) * NCOL
+                s.cell[sq] = CELL_DOWN + c
+                bb_clear(&s.up[c], sq)
+                bb_set(&s.down, sq)
+            s.monument_sq[m] = t
+            return_orphan_leaders(s)
+            uf_rebuild(s)
+        treasure_check(s)
+    elif s.phase == PH_TREASURE:
+        bb_clear(&s.treasure, a - A_TREASURE)
+        s.treasures_taken[p] += 1
+        treasure_check(s)
+
+cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil:
+    """Play uniformly random legal decisions; return how many were played."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int n, played = 0
+    while s.phase != PH_OVER and played < max_decisions:
+        n = gen_legal(s, buf)
+        apply_unchecked(s, buf[splitmix64(rng) % <uint64_t>n])
+        played += 1
+    return played
+
+
+# ================================================================ Python face
+
+PHASE_NAMES = ("action", "revolt_attack", "revolt_defend", "war_choice",
+               "war_attack", "war_defend", "monument", "treasure", "over")
+END_NAMES = (None, "treasures", "bag")
+CONFLICT_NAMES = (None, "revolt", "war")
+
+
+def register_board(str name, int board_id, river, temples, special):
+    """Load a board's squares into the kernels' table (called by engine.boards users)."""
+    if not 0 <= board_id < 2:
+        raise ValueError(f"board id {board_id} out of range")
+    cdef BoardData* bd = &BOARDS[board_id]
+    cdef int sq
+    memset(bd, 0, sizeof(BoardData))
+    for sq in river:
+        bb_set(&bd.river, sq)
+    bd.land = bb_andnot(ALL_SQUARES, bd.river)
+    for sq in special:
+        bb_set(&bd.special, sq)
+    bd.n_temples = 0
+    for sq in sorted(temples):
+        bd.temples[bd.n_temples] = sq
+        bd.n_temples += 1
+    bd.loaded = 1
+    BOARDS_BY_NAME[name] = board_id
+    BOARD_NAMES[board_id] = name
+
+
+cdef list _bb_list(BB b):
+    out = []
+    while bb_any(b):
+        out.append(bb_pop(&b))
+    return out
+
+
+cdef class CoreState:
+    """The C game state; engine.State adds the checked, documented API on top."""
+
+    cdef GameState s
+
+    def _setup(self, int players, int board_id, uint64_t seed):
+        if not BOARDS[board_id].loaded:
+            raise ValueError(f"board id {board_id} is not registered")
+        setup_game(&self.s, players, board_id, seed)
+
+    def clone(self):
+        """Return an independent copy (a struct copy)."""
+        cdef CoreState c = type(self).__new__(type(self))
+        c.s = self.s
+        return c
+
+    @property
+    def players(self):
+        return self.s.players
+
+    @property
+    def to_act(self):
+        return self.s.to_act
+
+    @property
+    def turn_owner(self):
+        return self.s.turn_owner
+
+    @property
+    def actions_left(self):
+        return self.s.actions_left
+
+    @property
+    def phase(self):
+        return PHASE_NAMES[self.s.phase]
+
+    @property
+    def board_name(self):
+        return BOARD_NAMES[self.s.board_id]
+
+    def is_terminal(self):
+        """Return whether the game is over."""
+        return self.s.phase == PH_OVER
+
+    def legal_actions(self):
+        """Return the legal decisions of the seat to act, sorted."""
+        cdef int32_t buf[MAX_ACTIONS]
+        cdef int n, i
+        with nogil:
+            n = gen_legal(&self.s, buf)
+        return [buf[i] for i in range(n)]
+
+    def count_legal(self):
+        """Return the number of legal decisions (no list built)."""
+        cdef int32_t buf[MAX_ACTIONS]
+        return gen_legal(&self.s, buf)
+
+    def _is_legal(self, int action):
+        return is_legal(&self.s, action) == 1
+
+    def _apply_raw(self, int action):
+        """Apply if legal; return True, or False leaving the state unchanged."""
+        if action < 0 or action >= NUM_ACTIONS or self.s.phase == PH_OVER:
+            return False
+        if not is_legal(&self.s, action):
+            return False
+        apply_unchecked(&self.s, action)
+        return True
+
+    def _apply_unchecked(self, int action):
+        apply_unchecked(&self.s, action)
+
+    def random_playout(self, uint64_t seed, int max_decisions=1000000):
+        """Play uniformly random decisions to the end (or the cap); return the count."""
+        cdef uint64_t rng = seed
+        cdef int n
+        with nogil:
+            n = random_playout(&self.s, &rng, max_decisions)
+        return n
+
+    def scores(self):
+        """Return [[k, r, b, g, treasures] per seat]."""
+        return [[self.s.score[p][c] for c in range(4)] + [self.s.treasures_taken[p]]
+                for p in range(self.s.players)]
+
+    def snapshot(self):
+        """Return the canonical snapshot dict (docs/engine.md)."""
+        cdef GameState* s = &self.s
+        cdef int P = s.players
+        conflict = None
+        if s.c_kind != CONFLICT_NONE:
+            conflict = {"kind": CONFLICT_NAMES[s.c_kind], "colour": s.c_colour,
+                        "attacker": s.c_attacker, "defender": s.c_defender,
+                        "attacker_leader": s.c_att_leader, "defender_leader": s.c_def_leader,
+                        "attacker_commit": s.c_att_commit}
+        return {
+            "players": P,
+            "board": BOARD_NAMES[s.board_id],
+            "cells": [s.cell[i] for i in range(NSQ)],
+            "treasures": _bb_list(s.treasure),
+            "leaders": [[s.leader_sq[p][c] for c in range(4)] for p in range(P)],
+            "monuments": [s.monument_sq[m] for m in range(6)],
+            "hands": [[s.hand[p][c] for c in range(4)] for p in range(P)],
+            "bag": [s.bag[i] for i in range(s.bag_len)],
+            "swapped": [[s.swapped[p][c] for c in range(4)] for p in range(P)],
+            "discarded": [s.discarded[c] for c in range(4)],
+            "scores": [[s.score[p][c] for c in range(4)] for p in range(P)],
+            "treasures_taken": [s.treasures_taken[p] for p in range(P)],
+            "catastrophes_left": [s.cats_left[p] for p in range(P)],
+            "turn_owner": s.turn_owner,
+            "actions_left": s.actions_left,
+            "phase": PHASE_NAMES[s.phase],
+            "to_act": s.to_act,
+            "placed": s.placed,
+            "unification": s.unification,
+            "conflict": conflict,
+            "committed": [bool(s.committed[p]) for p in range(P)],
+            "end_reason": END_NAMES[s.end_reason],
+        }
+
+    def _load(self, dict snap):
+        """Fill the struct from a snapshot that engine.state has validated."""
+        cdef GameState* s = &self.s
+        cdef int p, c, sq, i, v
+        memset(s, 0, sizeof(GameState))
+        s.players = snap["players"]
+        s.board_id = BOARDS_BY_NAME[snap["board"]]
+        for sq in range(NSQ):
+            v = snap["cells"][sq]
+            s.cell[sq] = v
+            if CELL_UP <= v < CELL_DOWN:
+                bb_set(&s.up[v - CELL_UP], sq)
+            elif CELL_DOWN <= v < CELL_CAT:
+                bb_set(&s.down, sq)
+            elif v == CELL_CAT:
+                bb_set(&s.cats, sq)
+        for sq in snap["treasures"]:
+            bb_set(&s.treasure, sq)
+        for p in range(MAX_PLAYERS):
+            for c in range(4):
+                s.leader_sq[p][c] = -1
+        for p in range(s.players):
+            for c in range(4):
+                sq = snap["leaders"][p][c]
+                if sq >= 0:
+                    s.leader_sq[p][c] = sq
+                    s.leader_at[sq] = 1 + p * 4 + c
+                    bb_set(&s.leaders, sq)
+            for c in range(4):
+                s.hand[p][c] = snap["hands"][p][c]
+                s.swapped[p][c] = snap["swapped"][p][c]
+                s.score[p][c] = snap["scores"][p][c]
+            s.treasures_taken[p] = snap["treasures_taken"][p]
+            s.cats_left[p] = snap["catastrophes_left"][p]
+            s.committed[p] = 1 if snap["committed"][p] else 0
+        for i in range(6):
+            s.monument_sq[i] = snap["monuments"][i]
+        s.bag_len = len(snap["bag"])
+        for i in range(s.bag_len):
+            s.bag[i] = snap["bag"][i]
+        for c in range(4):
+            s.discarded[c] = snap["discarded"][c]
+        s.turn_owner = snap["turn_owner"]
+        s.actions_left = snap["actions_left"]
+        s.phase = PHASE_NAMES.index(snap["phase"])
+        s.to_act = snap["to_act"]
+        s.placed = snap["placed"]
+        s.unification = snap["unification"]
+        s.end_reason = END_NAMES.index(snap["end_reason"])
+        cf = snap["conflict"]
+        if cf is None:
+            clear_conflict(s)
+        else:
+            s.c_kind = CONFLICT_NAMES.index(cf["kind"])
+            s.c_colour = cf["colour"]
+            s.c_attacker = cf["attacker"]
+            s.c_defender = cf["defender"]
+            s.c_att_leader = cf["attacker_leader"]
+            s.c_def_leader = cf["defender_leader"]
+            s.c_att_commit = cf["attacker_commit"]
+        uf_rebuild(s)
+
+    def _consistency_problems(self):
+        """Check every invariant from scratch; return a list of problems."""
+        cdef GameState* s = &self.s
+        cdef int sq, c, p, q, v, n, m, i
+        cdef BB b
+        problems = []
+        bd = &BOARDS[s.board_id]
+        # mailbox against bitboards
+        for sq in range(NSQ):
+            v = s.cell[sq]
+            for c in range(4):
+                if bb_test(&s.up[c], sq) != (v == CELL_UP + c):
+                    problems.append(f"square {sq}: face-up bitboard of colour {c} disagrees with cell {v}")
+            if bb_test(&s.down, sq) != (CELL_DOWN <= v < CELL_CAT):
+                problems.append(f"square {sq}: face-down bitboard disagrees with cell {v}")
+            if bb_test(&s.cats, sq) != (v == CELL_CAT):
+                problems.append(f"square {sq}: catastrophe bitboard disagrees with cell {v}")
+            if bb_test(&s.leaders, sq) != (s.leader_at[sq] != 0):
+                problems.append(f"square {sq}: leader bitboard disagrees with leader_at")
+            if v > CELL_CAT:
+                problems.append(f"square {sq}: bad cell value {v}")
+            if CELL_UP <= v < CELL_CAT and ((v - CELL_UP) % 4 == BLUE) != bb_test(&bd.river, sq):
+                problems.append(f"square {sq}: tile colour {(v - 1) % 4} on the wrong terrain")
+        # union-find against a from-scratch flood fill
+        occ = occupied(s)
+        label = {}
+        for sq in _bb_list(occ):
+            if sq in label:
+                continue
+            comp = flood(bb_square(sq), occ)
+            for t in _bb_list(comp):
+                label[t] = sq
+        roots = {}
+        for sq, lab in label.items():
+            r = uf_find(s, sq)
+            if roots.setdefault(lab, r) != r:
+                problems.append(f"union-find: square {sq} has root {r}, its group has {roots[lab]}")
+        if len(set(roots.values())) != len(roots):
+            problems.append("union-find: two groups share a root")
+        # leaders
+        near_temple = bb_neighbours(s.up[RED])
+        for p in range(MAX_PLAYERS):
+            for c in range(4):
+                sq = s.leader_sq[p][c]
+                if sq < 0:
+                    continue
+                if p >= s.players:
+                    problems.append(f"seat {p} does not play but has a leader")
+                    continue
+                if s.leader_at[sq] != 1 + p * 4 + c:
+                    problems.append(f"leader {p}/{c}: leader_at[{sq}] disagrees")
+                if s.cell[sq] != CELL_EMPTY or bb_test(&bd.river, sq):
+                    problems.append(f"leader {p}/{c} at {sq}: not on an empty land square")
+                if not bb_test(&near_temple, sq):
+                    problems.append(f"leader {p}/{c} at {sq}: no adjacent face-up temple (R-LEAD-5)")
+        n = 0
+        for sq in range(NSQ):
+            if s.leader_at[sq]:
+                n += 1
+        if n != bb_count(s.leaders):
+            problems.append("leader_at holds leaders not in leader_sq")
+        in_conflict = s.phase in (PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND)
+        if not in_conflict:
+            for c in range(4):
+                seen = {}
+                for p in range(s.players):
+                    if s.leader_sq[p][c] >= 0:
+                        r = uf_find(s, s.leader_sq[p][c])
+                        if r in seen:
+                            problems.append(f"two leaders of colour {c} in one kingdom outside a conflict")
+                        seen[r] = p
+        # tiles
+        totals = [0, 0, 0, 0]
+        for sq in range(NSQ):
+            v = s.cell[sq]
+            if CELL_UP <= v < CELL_CAT:
+                totals[(v - CELL_UP) % 4] += 1
+        for i in range(s.bag_len):
+            if s.bag[i] > 3:
+                problems.append(f"bag[{i}] holds bad colour {s.bag[i]}")
+            else:
+                totals[s.bag[i]] += 1
+        for p in range(s.players):
+            for c in range(4):
+                totals[c] += s.hand[p][c] + s.swapped[p][c]
+            if hand_size(s, p) > HAND_SIZE:
+                problems.append(f"seat {p} holds {hand_size(s, p)} tiles")
+        for c in range(4):
+            totals[c] += s.discarded[c]
+            if totals[c] != TILE_TOTALS[c]:
+                problems.append(f"colour {c}: {totals[c]} tiles accounted for, expected {TILE_TOTALS[c]}")
+        for sq in _bb_list(s.treasure):
+            if s.cell[sq] != CELL_UP + RED and s.cell[sq] != CELL_DOWN + RED:
+                problems.append(f"treasure at {sq} not on a temple")
+        n = 0
+        for p in range(s.players):
+            n += 2 - s.cats_left[p]
+            if s.cats_left[p] > 2:
+                problems.append(f"seat {p} has {s.cats_left[p]} catastrophes left")
+        if n != bb_count(s.cats):
+            problems.append(f"{bb_count(s.cats)} catastrophes on the board, {n} played")
+        n = 0
+        for m in range(6):
+            sq = s.monument_sq[m]
+            if sq < 0:
+                continue
+            n += 4
+            if sq % NCOL == NCOL - 1 or sq // NCOL == NROW - 1:
+                problems.append(f"monument {m} at {sq}: block off the board")
+                continue
+            v = s.cell[sq]
+            for i in (sq, sq + 1, sq + NCOL, sq + NCOL + 1):
+                if s.cell[i] != v or not (CELL_DOWN <= v < CELL_CAT) or (v - CELL_DOWN) not in (MONUMENT_COLOURS[m][0], MONUMENT_COLOURS[m][1]):
+                    problems.append(f"monument {m} at {sq}: block is not four face-down tiles of its colours")
+                    break
+        if n != bb_count(s.down):
+            problems.append(f"{bb_count(s.down)} face-down tiles, monuments cover {n}")
+        # turn and decision context
+        if s.phase == PH_OVER:
+            if s.to_act != -1 or s.end_reason == END_NONE:
+                problems.append("game over without to_act -1 and an end reason")
+        else:
+            if not 0 <= s.to_act < s.players or not 0 <= s.turn_owner < s.players:
+                problems.append("to_act or turn_owner out of range")
+            if not 1 <= s.actions_left <= 2:
+                problems.append(f"actions_left {s.actions_left}")
+            if s.phase in (PH_ACTION, PH_WAR_CHOICE, PH_MONUMENT) and s.to_act != s.turn_owner:
+                problems.append(f"phase {PHASE_NAMES[s.phase]}: to_act is not the turn owner")
+            if s.phase == PH_ACTION:
+                for p in range(s.players):
+                    if p != s.turn_owner and not s.committed[p] and hand_size(s, p) != HAND_SIZE:
+                        problems.append(f"seat {p} holds {hand_size(s, p)} tiles between its turns")
+            if s.phase in (PH_REVOLT_ATTACK, PH_WAR_ATTACK) and s.to_act != s.c_attacker:
+                problems.append("attack commitment not asked of the attacker")
+            if s.phase in (PH_REVOLT_DEFEND, PH_WAR_DEFEND) and s.to_act != s.c_defender:
+                problems.append("defence commitment not asked of the defender")
+            if s.phase in (PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND):
+                if s.c_kind == CONFLICT_NONE:
+                    problems.append("commitment phase without a conflict")
+                elif (s.leader_at[s.c_att_leader] != 1 + s.c_attacker * 4 + s.c_colour
+                      or s.leader_at[s.c_def_leader] != 1 + s.c_defender * 4 + s.c_colour):
+                    problems.append("conflict leaders are not on their squares")
+            if s.phase in (PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND) and s.unification < 0:
+                problems.append("war without a unification tile")
+        return problems
