@@ -157,6 +157,21 @@ def _tile_colour(value):
     return None
 
 
+def _tile_totals(cells, hands, bag, swapped, discarded):
+    """Per colour: tiles on the board + in hands + bag + swapped + discarded."""
+    totals = list(discarded)
+    for value in cells:
+        colour = _tile_colour(value)
+        if colour is not None:
+            totals[colour] += 1
+    for c in bag:
+        totals[c] += 1
+    for row in list(hands) + list(swapped):
+        for c in range(4):
+            totals[c] += row[c]
+    return totals
+
+
 def _block(top_left):
     """Return the four squares of the 2x2 block with this top-left square."""
     return (top_left, top_left + 1, top_left + COLS, top_left + COLS + 1)
@@ -366,14 +381,9 @@ class State:
         s.end_reason = end_reason
         s.conflict = _validate_conflict(snap["conflict"], players)
         # tile conservation (per colour, hence also the total of 153)
+        totals = _tile_totals(s.cells, s.hands, s.bag, s.swapped, s.discarded)
         for c in range(4):
-            total = (
-                sum(1 for v in s.cells if _tile_colour(v) == c)
-                + sum(h[c] for h in s.hands)
-                + s.bag.count(c)
-                + sum(w[c] for w in s.swapped)
-                + s.discarded[c]
-            )
+            total = totals[c]
             if total != TILE_TOTALS[c]:
                 _fail(
                     "tiles",
@@ -495,47 +505,59 @@ class State:
                     out[sq] = (seat, c)
         return out
 
-    def _connects(self, sq, leader_at):
-        """Return whether sq holds something that connects (R-KING-1): a tile or a leader."""
-        return _is_tile(self.cells[sq]) or sq in leader_at
+    def _connectors(self, leader_at):
+        """Return the set of squares that connect (R-KING-1): tiles (face up or down) and leaders."""
+        tiles = {sq for sq, value in enumerate(self.cells) if FACE_UP <= value < CATASTROPHE}
+        return tiles | set(leader_at)
 
-    def _group(self, start, leader_at, blocked=-1):
-        """Flood fill: the set of connected tile/leader squares containing start.
-
-        `blocked` is a square treated as empty (the unification tile when
-        supporters are counted). Returns an empty set if start connects nothing.
-        """
-        if start == blocked or not self._connects(start, leader_at):
+    @staticmethod
+    def _flood(start, connectors):
+        """Flood fill: the set of squares of `connectors` edge-connected to start."""
+        if start not in connectors:
             return set()
         seen = {start}
         todo = [start]
         while todo:
             sq = todo.pop()
             for n in NEIGHBOURS[sq]:
-                if n not in seen and n != blocked and self._connects(n, leader_at):
+                if n in connectors and n not in seen:
                     seen.add(n)
                     todo.append(n)
         return seen
 
+    def _group(self, start, leader_at, blocked=-1):
+        """The group (region or kingdom) containing start: a set of squares.
+
+        `blocked` is a square treated as empty (the unification tile when
+        supporters are counted). Returns an empty set if start connects nothing.
+        """
+        connectors = self._connectors(leader_at)
+        connectors.discard(blocked)
+        return self._flood(start, connectors)
+
     def _components(self, leader_at):
-        """Label every connected tile/leader square: ({square: label}, [groups])."""
+        """Label every connected tile/leader square.
+
+        Returns ({square: label}, [group per label], {labels of kingdoms}).
+        """
+        connectors = self._connectors(leader_at)
         label = {}
         groups = []
-        for sq in range(SQUARES):
-            if sq not in label and self._connects(sq, leader_at):
-                group = self._group(sq, leader_at)
+        kingdoms = set()
+        for sq in sorted(connectors):
+            if sq not in label:
+                group = self._flood(sq, connectors)
                 for q in group:
                     label[q] = len(groups)
+                if any(q in leader_at for q in group):
+                    kingdoms.add(len(groups))
                 groups.append(group)
-        return label, groups
+        return label, groups, kingdoms
 
-    def _adjacent_kingdoms(self, sq, label, groups, leader_at):
+    @staticmethod
+    def _adjacent_kingdoms(sq, label, kingdoms):
         """Return the labels of the distinct kingdoms among the groups next to sq."""
-        out = set()
-        for n in NEIGHBOURS[sq]:
-            if n in label and any(q in leader_at for q in groups[label[n]]):
-                out.add(label[n])
-        return out
+        return {label[n] for n in NEIGHBOURS[sq] if n in label and label[n] in kingdoms}
 
     def _temples_next_to(self, sq):
         """Return the number of face-up red tiles edge-adjacent to sq."""
@@ -582,27 +604,31 @@ class State:
         leader_at = self._leader_squares()
 
         # tile c sq (R-TILE-1, R-TILE-2)
-        label, groups = self._components(leader_at)
+        label, _groups, kingdoms = self._components(leader_at)
         for sq in range(SQUARES):
             if self.cells[sq] != EMPTY or sq in leader_at:
                 continue
-            if len(self._adjacent_kingdoms(sq, label, groups, leader_at)) > 2:
+            if len(self._adjacent_kingdoms(sq, label, kingdoms)) > 2:
                 continue
             for c in range(4):
                 if hand[c] > 0 and (c == BLUE) == board.is_river(sq):
                     out.append(TILE_BASE + c * SQUARES + sq)
 
-        # leader c sq (R-LEAD-1..3): judged with the leader lifted
+        # leader c sq (R-LEAD-1..3): empty land next to a face-up temple, judged
+        # with the leader lifted; its neighbours touch at most one kingdom
+        targets = [
+            sq
+            for sq in range(SQUARES)
+            if self.cells[sq] == EMPTY and not board.is_river(sq) and self._temples_next_to(sq) > 0
+        ]
         for c in range(4):
             current = self.leaders[seat][c]
             others = {q: who for q, who in leader_at.items() if q != current}
-            label, groups = self._components(others)
-            for sq in range(SQUARES):
-                if sq == current or self.cells[sq] != EMPTY or sq in others or board.is_river(sq):
+            label, _groups, kingdoms = self._components(others)
+            for sq in targets:
+                if sq == current or sq in others:
                     continue
-                if self._temples_next_to(sq) == 0:
-                    continue
-                if len(self._adjacent_kingdoms(sq, label, groups, others)) > 1:
+                if len(self._adjacent_kingdoms(sq, label, kingdoms)) > 1:
                     continue
                 out.append(LEADER_BASE + c * SQUARES + sq)
             # withdraw c
@@ -742,8 +768,8 @@ class State:
         """Place a tile (R-TILE-1..4), then wars or scoring, monument, treasures."""
         seat = self._turn_owner
         leader_at = self._leader_squares()
-        label, groups = self._components(leader_at)
-        kingdoms = self._adjacent_kingdoms(sq, label, groups, leader_at)
+        label, _groups, kingdom_labels = self._components(leader_at)
+        kingdoms = self._adjacent_kingdoms(sq, label, kingdom_labels)
         self.cells[sq] = FACE_UP + c
         self.hands[seat][c] -= 1
         self.placed = sq
@@ -1068,18 +1094,13 @@ class State:
                 p.append(f"{COLOURS[colour]} tile on {'river' if board.is_river(sq) else 'land'} square {sq}")
 
         # tile conservation, per colour (R-COMP-1)
+        if any(b not in range(4) for b in self.bag):
+            return p + ["bag holds a non-colour"]
+        totals = _tile_totals(cells, self.hands, self.bag, self.swapped, self.discarded)
         for c in range(4):
-            total = (
-                sum(1 for v in cells if _tile_colour(v) == c)
-                + sum(h[c] for h in self.hands)
-                + self.bag.count(c)
-                + sum(w[c] for w in self.swapped)
-                + self.discarded[c]
-            )
+            total = totals[c]
             if total != TILE_TOTALS[c]:
                 p.append(f"{COLOURS[c]} tiles total {total}, expected {TILE_TOTALS[c]}")
-        if any(b not in range(4) for b in self.bag):
-            p.append("bag holds a non-colour")
 
         # hands, counters
         for seat in range(players):
@@ -1153,7 +1174,7 @@ class State:
 
         # kingdoms: at most one leader per colour, except the pending conflict's pair
         conflict = self.conflict
-        label, groups = self._components(leader_at)
+        _label, groups, _kingdoms = self._components(leader_at)
         for group in groups:
             counts = [0, 0, 0, 0]
             for _seat, c, _q in self._leaders_in(group, leader_at):

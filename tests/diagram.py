@@ -29,8 +29,10 @@ drawn as `.` has lost its tile and treasure.
 
 Everything else is filled so that the snapshot is consistent:
 
-- hands: ``hands=["rrk", [0, 2, 0, 1]]`` (letters or [k, r, b, g] counts per
-  seat); missing seats get an empty hand.
+- hands: ``hands=["rrkkbg", [0, 2, 0, 4]]`` (letters or [k, r, b, g] counts
+  per seat), exactly as given; a seat not given (or given as None) holds
+  DEFAULT_HAND = "kkbbgg" (6 tiles, no red). Between its turns a seat holds
+  6 tiles unless it committed tiles this turn: the engines check that.
 - the bag: every tile that is not on the board, in a hand, swapped or
   discarded (153 in all: 30 k, 57 r, 36 b, 30 g). ``draws="rrb"`` puts those
   tiles on top of the bag in draw order (the first letter is drawn first,
@@ -74,6 +76,7 @@ def board_of(name: str):
             return parse_board(name, f.read())
 
 TOTALS = (30, 57, 36, 30)
+DEFAULT_HAND = "kkbbgg"   # a seat whose hand the test does not give (no red: no revolt commits)
 EMPTY, CATASTROPHE = 0, 9
 _LEADER = re.compile(r"^([0-3])([krbg])$")
 
@@ -193,8 +196,9 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
     assert facedown == covered, f"face-down tiles without a monument: {sorted(map(square_name, facedown - covered))}"
 
     # tiles
-    hands_c = [counts(h) for h in (hands or [])]
-    hands_c += [[0, 0, 0, 0] for _ in range(players - len(hands_c))]
+    hands = list(hands or [])
+    hands += [None] * (players - len(hands))
+    hands_c = [counts(DEFAULT_HAND if h is None else h) for h in hands]
     assert len(hands_c) == players, "more hands than players"
     swapped_c = [counts(h) for h in (swapped or [])]
     swapped_c += [[0, 0, 0, 0] for _ in range(players - len(swapped_c))]

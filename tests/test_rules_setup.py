@@ -78,7 +78,7 @@ def test_no_catastrophe_when_both_are_used_R_COMP_3(impl):
         g  h  i
     5   .  .  .
     6   x  .  x
-    """, hands=["kk"])
+    """, hands=["kkkkkk"])
     assert s.snapshot()["catastrophes_left"] == [0, 2]
     assert not any(a.startswith("cat") for a in legal(s))
     assert_illegal(s, "cat h5")
@@ -88,7 +88,7 @@ def test_catastrophes_run_out_after_two_R_COMP_3(impl):
     s = impl.position("""
         g  h  i
     5   .  .  .
-    """, hands=["kk"])
+    """, hands=["kkkkkk"])
     play(s, "cat g5", "cat i5")
     snap = s.snapshot()
     assert snap["catastrophes_left"] == [0, 2]
@@ -193,13 +193,12 @@ def test_setup_is_deterministic_per_seed_R_SETUP_1(impl):
 
 @pytest.mark.parametrize("players", [1, 5])
 def test_two_to_four_players_R_SETUP_1(impl, players):
-    from engine.errors import EngineError
-    with pytest.raises(EngineError):
+    with pytest.raises(ValueError):   # EngineError is a ValueError
         impl.new_game(players=players, seed=0)
 
 
 def test_turns_go_in_ascending_seat_order_R_SETUP_1(impl):
-    s = impl.position(None, players=4, turn_owner=2, hands=["k"] * 4)
+    s = impl.position(None, players=4, turn_owner=2)
     order = []
     for _ in range(5):
         order.append(s.turn_owner)
@@ -230,30 +229,34 @@ def test_advanced_board_river_layout_drives_legality_R_VAR_ADV_BOARD(impl):
         a  b  c  d  e
     1   .  .  ~  ~  .
     2   .  .  ~  ~  .
-    """, board="advanced", hands=["bk"])
+    """, board="advanced", hands=["bkkkkk"])
     assert "tile b c1" in legal(s)
     assert_illegal(s, "tile k c1")
     assert "tile k b1" in legal(s)
-    std = impl.position(None, hands=["bk"])
+    std = impl.position(None, hands=["bkkkkk"])
     assert "tile k c1" in legal(std)
     assert_illegal(std, "tile b c1")
 
 
 def test_advanced_board_special_treasure_taken_first_R_VAR_ADV_BOARD(impl):
-    # advanced board: e11 '*' special, d12? -> use the file: special squares come from the board data
+    # b3 is a special temple and d6 an ordinary one on the advanced board (on the
+    # standard board neither is a temple): the engine reads them from the file.
     b = board_of("advanced")
-    specials = sorted(b.special)
-    assert sq("b6") in b.temples and sq("b6") not in b.special
-    assert sq("a2") in b.special
-    # a trader joins the a2 (special) and b6 (ordinary) temples through a row of tiles
+    assert sq("b3") in b.special and sq("d6") in b.temples and sq("d6") not in b.special
     s = impl.position("""
-        a  b  c
-    2   r$ .  .
-    3   r  .  .
-    4   ~  ~  .
-    """, board="advanced", outside="start", hands=["g"])
-    assert specials  # the board file declares special squares; nothing hard-coded
-    del s
+        a  b  c  d
+    3   0g r$ ~  ~
+    4   .  k  ~  .
+    5   .  k  ~  .
+    6   .  k  ~  r$
+    """, board="advanced", hands=["bkkkkk"])
+    taken = s.snapshot()["treasures_taken"][0]
+    play(s, "tile b c6")           # the farm joins d6 to the trader's kingdom: 2 treasures
+    snap = s.snapshot()
+    assert snap["phase"] == "action"                 # no choice: the special one goes first
+    assert at(snap, "b3") == "r" and at(snap, "d6") == "r$"
+    assert snap["treasures_taken"][0] == taken + 1
+    assert len(snap["treasures"]) == 13
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -262,7 +265,7 @@ def test_info_counts_are_public_R_INFO_1(impl, players):
     s = impl.position("""
         h  i  j
     7   .  r$ .
-    """, players=players, hands=["rrkbbg", "kkgg"], draws="gg")
+    """, players=players, hands=["rrkbbg", "kkggbb", "kkkkkk"][:players], draws="gg")
     play(s, "swap rk")
     snap = s.snapshot()
     # the swapped tiles are recorded apart from the tiles that left the game in view

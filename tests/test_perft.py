@@ -1,0 +1,53 @@
+"""Perft: legal-decision counts at depth 1 and 2 for fixed positions (tests/data/perft.tsv).
+
+Both implementations must reproduce every count: the start of 2-, 3- and
+4-player games, a pending revolt, wars, a monument choice, a treasure choice,
+a board after catastrophes, and positions one decision from each end.
+"""
+from pathlib import Path
+
+import pytest
+
+from engine.position import parse_position
+
+ROWS = [line.split("\t") for line in
+        (Path(__file__).parent / "data" / "perft.tsv").read_text().splitlines()
+        if line and not line.startswith("#")]
+
+
+def perft(state, depth: int) -> int:
+    """Count the decision sequences of the given length from a state."""
+    if depth == 0 or state.is_terminal():
+        return 1
+    legal = state.legal_actions()
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for a in legal:
+        child = state.clone()
+        child.apply(a)
+        total += perft(child, depth - 1)
+    return total
+
+
+def test_perft_file_covers_the_required_positions():
+    names = {r[0] for r in ROWS}
+    assert len(ROWS) >= 10
+    for needed in ("start-2p", "start-3p", "start-4p", "pending-revolt", "war-two-colours",
+                   "monument-choice", "treasure-choice", "after-catastrophes",
+                   "one-from-treasure-end", "one-from-bag-end"):
+        assert needed in names
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_perft_depth_1(impl, row):
+    name, p1, p2, text = row
+    state = impl.from_snapshot(parse_position(text))
+    assert perft(state, 1) == int(p1)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_perft_depth_2(impl, row):
+    name, p1, p2, text = row
+    state = impl.from_snapshot(parse_position(text))
+    assert perft(state, 2) == int(p2)
