@@ -1,4 +1,11 @@
-"""Build the Cython kernels. TNE_DEBUG=1 builds with bounds checks and asserts on."""
+"""Build the Cython kernels.
+
+TNE_DEBUG=1 builds the debug flavour: Cython's bounds and wraparound checks
+on, and the C code compiled with AddressSanitizer and UBSan, so that any
+out-of-bounds access in a kernel aborts with a report instead of silently
+corrupting memory. Run the tests against it with the sanitizer runtime
+preloaded (see .ci/run).
+"""
 import os
 
 from Cython.Build import cythonize
@@ -19,7 +26,10 @@ extensions = [
     Extension(
         "ext.core",
         ["ext/core.pyx"],
-        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+        extra_compile_args=(["-O1", "-g", "-fno-omit-frame-pointer",
+                             "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+                            if DEBUG else ["-O3"]),
+        extra_link_args=["-fsanitize=address,undefined"] if DEBUG else [],
         define_macros=[] if DEBUG else [("NDEBUG", "1")],
     ),
 ]

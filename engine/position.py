@@ -237,6 +237,8 @@ def check_snapshot(snap) -> None:
         for v in _list_of("swapped_sizes", snap["swapped_sizes"], n):
             _int_in("swapped_sizes", v, 0, TOTAL_TILES)
     _counts("discarded", snap["discarded"], TOTAL_TILES)
+    for c, v in enumerate(snap["discarded"]):
+        _int_in("discarded", v, 0, TILE_TOTALS[c])
     for s in _list_of("scores", snap["scores"], n):
         _counts("scores", s)
     for v in _list_of("treasures_taken", snap["treasures_taken"], n):
@@ -273,13 +275,15 @@ def check_snapshot(snap) -> None:
         total = (sum(on_board) + sum(snap["hand_sizes"]) + snap["bag_size"]
                  + sum(snap["swapped_sizes"]) + sum(snap["discarded"]))
         if total > TOTAL_TILES:
-            raise _fail("bag_size", f"{total} tiles in all, more than {TOTAL_TILES}")
+            raise _fail("bag_size", f"{total} tiles in all (board, hands, bag, swapped, discarded), "
+                                       f"more than {TOTAL_TILES}")
     else:
         for c in range(4):
             total = (on_board[c] + sum(h[c] for h in snap["hands"]) + snap["bag"].count(c)
                      + sum(s[c] for s in snap["swapped"]) + snap["discarded"][c])
             if total > TILE_TOTALS[c]:
-                raise _fail("bag", f"{total} {COLOURS[c]} tiles in all, more than {TILE_TOTALS[c]}")
+                raise _fail("bag", f"{total} {COLOURS[c]} tiles in all (board, hands, bag, swapped, "
+                                      f"discarded), more than {TILE_TOTALS[c]}")
 
 
 # ---------------------------------------------------------------- formatting
@@ -618,15 +622,15 @@ def parse_position(text: str) -> dict:
         for c in _p_letters("hands", h_text):
             counts[c] += 1
         if sum(counts) != sizes[seat]:
-            raise _fail("hands", f"seat {seat} holds {sum(counts)} tiles but hand_sizes says {sizes[seat]}")
+            raise _fail("hands", f"seat {seat} holds {sum(counts)} tiles but field 'hand_sizes' says {sizes[seat]}")
         hands.append(counts)
     bag = _p_bag(hw[1])
     if len(bag) != nbag:
-        raise _fail("bag", f"{len(bag)} tiles but bag_size says {nbag}")
+        raise _fail("bag", f"{len(bag)} tiles but field 'bag_size' says {nbag}")
     swapped = [_p_c4("swapped", s) for s in _p_seats("swapped", hw[2], players)]
     for seat, s in enumerate(swapped):
         if sum(s) != nswapped[seat]:
-            raise _fail("swapped", f"seat {seat} swapped {sum(s)} tiles but swapped_sizes says {nswapped[seat]}")
+            raise _fail("swapped", f"seat {seat} swapped {sum(s)} tiles but field 'swapped_sizes' says {nswapped[seat]}")
     snap.update(hands=hands, bag=bag, swapped=swapped)
     check_snapshot(snap)
     return snap

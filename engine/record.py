@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 
 from engine.actions import COLOURS, format_action, parse_action
+from engine.boards import BOARD_NAMES
 from engine.errors import EngineError, RecordError
 from engine.position import format_position, parse_position
 
@@ -173,6 +174,8 @@ def _initial_state(headers: dict, new_game, from_snapshot):
             raise RecordError(f"line 1: missing header [{name} ...]")
     (n_p, players), (n_b, board) = headers["players"], headers["board"]
     players = _int_header(n_p, "players", players, 2, 4)
+    if board not in BOARD_NAMES:
+        raise RecordError(f"line {n_b}: header [board] must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
     if "start" in headers:
         n, text = headers["start"]
         if from_snapshot is None:
@@ -188,7 +191,8 @@ def _initial_state(headers: dict, new_game, from_snapshot):
                               f"{snap['board']} board, the headers say {players} on {board}")
         try:
             return from_snapshot(snap)
-        except EngineError as e:
+        except ValueError as e:                 # EngineError is a ValueError
+
             raise RecordError(f"line {n}: the [start] position is not a valid state: {e}") from e
     if "seed" not in headers:
         raise RecordError("line 1: missing header [seed ...] (or [start ...])")
@@ -196,7 +200,8 @@ def _initial_state(headers: dict, new_game, from_snapshot):
     seed = _int_header(n_s, "seed", seed, 0, 2 ** 64 - 1)
     try:
         return new_game(players=players, seed=seed, board=board)
-    except EngineError as e:
+    except ValueError as e:                     # EngineError is a ValueError
+
         raise RecordError(f"line {n_b}: cannot start a game with these headers: {e}") from e
 
 

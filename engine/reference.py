@@ -604,7 +604,8 @@ class State:
         leader_at = self._leader_squares()
 
         # tile c sq (R-TILE-1, R-TILE-2)
-        label, _groups, kingdoms = self._components(leader_at)
+        all_leaders_components = self._components(leader_at)
+        label, _groups, kingdoms = all_leaders_components
         for sq in range(SQUARES):
             if self.cells[sq] != EMPTY or sq in leader_at:
                 continue
@@ -624,7 +625,10 @@ class State:
         for c in range(4):
             current = self.leaders[seat][c]
             others = {q: who for q, who in leader_at.items() if q != current}
-            label, _groups, kingdoms = self._components(others)
+            if current == -1:
+                label, _groups, kingdoms = all_leaders_components  # nothing is lifted
+            else:
+                label, _groups, kingdoms = self._components(others)
             for sq in targets:
                 if sq == current or sq in others:
                     continue

@@ -74,6 +74,44 @@ class State(core.CoreState):
         if problems:
             raise ConsistencyError("; ".join(problems[:5]))
 
+    # ------------------------------------------------------------ text and information
+
+    def legal_moves(self) -> list:
+        """Return the legal decisions as notation strings, sorted like legal_actions()."""
+        return [A.format_action(a) for a in self.legal_actions()]
+
+    def apply_text(self, text: str) -> int:
+        """Parse a decision in notation (e.g. 'tile r f7'), apply it and return its int."""
+        action = A.parse_action(text)
+        self.apply(action)
+        return action
+
+    def position(self, hidden: bool = False) -> str:
+        """Return the one-line position string (with the hidden part if asked)."""
+        from engine.position import format_position
+        return format_position(self.snapshot(), hidden=hidden)
+
+    @classmethod
+    def from_position(cls, text: str) -> "State":
+        """Return the state of a full position string (hidden part included)."""
+        from engine.position import parse_position
+        return cls.from_snapshot(parse_position(text))
+
+    def render(self, seat=None) -> str:
+        """Return an ASCII drawing of the board and the public state (and seat's hand)."""
+        from engine.render import render
+        return render(self.snapshot(), seat)
+
+    def observation(self, seat: int) -> dict:
+        """Return what a seat knows with perfect memory (R-INFO-1)."""
+        from engine.info import observation
+        return observation(self.snapshot(), seat)
+
+    def determinize(self, seat: int, rng) -> "State":
+        """Return a state dealing seat's unseen tiles at random (rng: random.Random)."""
+        from engine.info import determinize
+        return type(self).from_snapshot(determinize(self.snapshot(), seat, rng))
+
     def __repr__(self) -> str:
         return (f"<State {self.players}p {self.board_name} turn_owner={self.turn_owner} "
                 f"to_act={self.to_act} phase={self.phase}>")

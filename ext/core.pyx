@@ -181,15 +181,17 @@ cdef inline void uf_add(GameState* s, int sq) noexcept nogil:
 
 cdef void uf_rebuild(GameState* s) noexcept nogil:
     """Recompute the union-find from the board after any removal."""
+    cdef BB occ = occupied(s), todo
     cdef int sq
-    for sq in range(NSQ):
+    todo = occ
+    while bb_any(todo):
+        sq = bb_pop(&todo)
         s.parent[sq] = sq
-    for sq in range(NSQ):
-        if is_occupied(s, sq):
-            if sq % NCOL > 0 and is_occupied(s, sq - 1):
-                uf_union(s, sq - 1, sq)
-            if sq >= NCOL and is_occupied(s, sq - NCOL):
-                uf_union(s, sq - NCOL, sq)
+        if sq % NCOL > 0 and bb_test(&occ, sq - 1):
+            uf_union(s, sq - 1, sq)
+        if sq >= NCOL and bb_test(&occ, sq - NCOL):
+            uf_union(s, sq - NCOL, sq)
+
 
 cdef inline void place_tile(GameState* s, int c, int sq) noexcept nogil:
     s.cell[sq] = CELL_UP + c
@@ -394,26 +396,77 @@ cdef int treasure_candidates(GameState* s, int seat, int* out, int* to_take) noe
         out[i] = all_sq[i]
     return n
 
-cdef void leader_targets(GameState* s, int p, int c, BB targets, int32_t* out, int* n) noexcept nogil:
-    """Append legal `leader c sq` actions; a leader on the board is lifted first."""
-    cdef GameState tmp
-    cdef GameState* b = s
+cdef void leader_targets(GameState* s, int p, int c, BB targets, BB adj, int8_t* nk,
+                         int32_t* out, int* n) noexcept nogil:
+    """Append legal `leader c sq` actions for a leader on the board (lifted first, R-LEAD-1).
+
+    Lifting only changes the lifted leader's own group, which may fall apart
+    into parts; targets next to that group are judged against those parts,
+    every other target keeps its count from the board as it stands.
+    """
+    cdef int cur = s.leader_sq[p][c], sq, k, j, m, n_sq, nparts = 0, nkd
+    cdef BB occ = occupied(s), group, rest, others, near_group
+    cdef BB parts[4]
+    cdef bint part_kingdom[4]
+    cdef int seen[4]
     cdef uint8_t mark[NSQ]
-    cdef int sq, cur = s.leader_sq[p][c]
-    cdef BB adj
-    if cur >= 0:
-        memcpy(&tmp, s, sizeof(GameState))
-        remove_leader(&tmp, p, c)
-        uf_rebuild(&tmp)
-        b = &tmp
-        bb_clear(&targets, cur)
-    mark_kingdoms(b, mark)
-    adj = bb_neighbours(occupied(b))
+    cdef bint dup
+    group = flood(bb_square(cur), occ)
+    rest = occ
+    bb_clear(&rest, cur)
+    others = s.leaders
+    bb_clear(&others, cur)
+    for k in range(NB_N[cur]):
+        n_sq = NB[cur][k]
+        if bb_test(&rest, n_sq):
+            dup = False
+            for j in range(nparts):
+                if bb_test(&parts[j], n_sq):
+                    dup = True
+            if not dup:
+                parts[nparts] = flood(bb_square(n_sq), rest)
+                part_kingdom[nparts] = bb_any(bb_and(parts[nparts], others))
+                nparts += 1
+    near_group = bb_neighbours(group)
+    bb_clear(&targets, cur)
+    mark_kingdoms(s, mark)
     while bb_any(targets):
         sq = bb_pop(&targets)
-        if not bb_test(&adj, sq) or kingdoms_around(b, sq, mark) <= 1:
+        if not bb_test(&near_group, sq):
+            if not bb_test(&adj, sq) or nk[sq] <= 1:
+                out[n[0]] = A_LEADER + c * NSQ + sq
+                n[0] += 1
+            continue
+        # count kingdoms around sq on the board without the lifted leader
+        nkd = 0
+        for k in range(NB_N[sq]):
+            n_sq = NB[sq][k]
+            if not bb_test(&rest, n_sq):
+                continue
+            if bb_test(&group, n_sq):
+                for j in range(nparts):
+                    if bb_test(&parts[j], n_sq):
+                        m = NSQ + j
+                        if not part_kingdom[j]:
+                            m = -1
+                        break
+            else:
+                m = uf_find(s, n_sq)
+                if not mark[m]:
+                    m = -1
+            if m < 0:
+                continue
+            dup = False
+            for j in range(nkd):
+                if seen[j] == m:
+                    dup = True
+            if not dup:
+                seen[nkd] = m
+                nkd += 1
+        if nkd <= 1:
             out[n[0]] = A_LEADER + c * NSQ + sq
             n[0] += 1
+
 
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     """Write the legal decisions of the seat to act, ascending; return the count."""
@@ -452,7 +505,7 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
                         out[n] = A_LEADER + c * NSQ + sq
                         n += 1
             else:
-                leader_targets(s, p, c, targets, out, &n)
+                leader_targets(s, p, c, targets, adj, nk, out, &n)
         for c in range(4):
             if s.leader_sq[p][c] >= 0:
                 out[n] = A_WITHDRAW + c
