@@ -44,11 +44,12 @@ Hidden fields (after ` | `):
                        (`12kr3b` = 12 k, 1 r, 3 b), `-` if empty
     swapped            per seat k,r,b,g
 
-Example (the standard board, 2 players, first seat 1, before any action):
+Example (the standard board, 2 players, first seat 1, before any action;
+the bag shortened here)::
 
-    standard 2 10R*5/1R*14/5R*10/16/13R*2/16/8R*7/1R*14/14R*1/5R*10/10R*5
+    standard 2 10R*5/1R*13R*/5R*10/16/13R*2/16/8R*7/1R*14/14R*1/5R*10/10R*5
     -/- - 0,0,0,0/0,0,0,0 0/0 2/2 6/6 131 0/0 0,0,0,0 1 2 action 1 - - - 0/0 -
-    | kkrbgg/krrbbg rgbk...k 0,0,0,0/0,0,0,0
+    | kkrbgg/krrbbg gbkkrbgkk3rgkgbg...rkr 0,0,0,0/0,0,0,0
 
 (one line in reality). A string without the hidden part parses to a *public
 snapshot*: every snapshot key, with `hands`, `bag` and `swapped` set to None,

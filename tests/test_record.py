@@ -6,7 +6,7 @@ import random
 import pytest
 
 from diagram import position
-from engine.actions import format_action
+from engine.actions import format_action, parse_action
 from engine.errors import RecordError
 from engine.position import format_position
 from engine.record import GameRecorder, drawn_tiles, replay_record, write_record
@@ -133,23 +133,17 @@ def test_missing_headers(game):
             replay(impl, broken)
 
 
-@pytest.mark.parametrize("header,needle", [
-    ("[players 5]", "players"), ("[players two]", "players"), ("[seed -1]", "seed"),
-    ("[board huge]", "board"), ("[seed]", "seed"),
-    ("[players 2", "bad header"), ("[start standard 2]", "start"),
+@pytest.mark.parametrize("old,new,needle", [
+    ("[players 3]", "[players 5]", "players"), ("[players 3]", "[players two]", "players"),
+    ("[seed 5]", "[seed -1]", "seed"), ("[seed 5]", "[seed]", "seed"),
+    ("[board standard]", "[board huge]", "board"), ("[players 3]", "[players 3", "bad header"),
+    ("[seed 5]", "[seed 5]\n[start standard 2]", "start"),
 ])
-def test_bad_headers(game, header, needle):
+def test_bad_headers(game, old, new, needle):
     impl, _, _, _, text = game
-    lines = text.splitlines()
-    key = header.strip("[]").split()[0]
-    idx = next((i for i, ln in enumerate(lines) if ln.startswith(f"[{key} ")), 1)
-    if key == "start":
-        lines.insert(idx + 1, header)
-        idx = idx + 1
-    else:
-        lines[idx] = header
-    with pytest.raises(RecordError, match=rf"line {idx + 1}: .*{needle}"):
-        replay(impl, "\n".join(lines))
+    n = text.splitlines().index(old) + 1 + new.count("\n")
+    with pytest.raises(RecordError, match=rf"line {n}: .*{needle}"):
+        replay(impl, text.replace(old, new))
 
 
 def test_duplicate_header_and_header_after_decisions(game):
@@ -174,7 +168,6 @@ def test_illegal_action_names_the_line(game):
     impl, initial, _, _, text = game
     n = body_line_numbers(text)[0]
     legal = set(initial.legal_actions())
-    from engine.actions import parse_action
     bad = next(t for t in ("pass", "tile b a1", "commit 0", "withdraw k") if parse_action(t) not in legal)
     with pytest.raises(RecordError, match=rf"line {n}: illegal action"):
         replay(impl, edit_line(text, n, bad))
