@@ -536,7 +536,7 @@ class State:
         return self._flood(start, connectors)
 
     def _components(self, leader_at):
-        """Label every connected tile/leader square.
+        """Label every connected tile/leader square (one flood fill per group).
 
         Returns ({square: label}, [group per label], {labels of kingdoms}).
         """
@@ -544,14 +544,23 @@ class State:
         label = {}
         groups = []
         kingdoms = set()
-        for sq in sorted(connectors):
-            if sq not in label:
-                group = self._flood(sq, connectors)
-                for q in group:
-                    label[q] = len(groups)
-                if any(q in leader_at for q in group):
-                    kingdoms.add(len(groups))
-                groups.append(group)
+        for start in sorted(connectors):
+            if start in label:
+                continue
+            number = len(groups)
+            group = {start}
+            label[start] = number
+            todo = [start]
+            while todo:
+                sq = todo.pop()
+                for n in NEIGHBOURS[sq]:
+                    if n in connectors and n not in label:
+                        label[n] = number
+                        group.add(n)
+                        todo.append(n)
+            if any(q in leader_at for q in group):
+                kingdoms.add(number)
+            groups.append(group)
         return label, groups, kingdoms
 
     @staticmethod
