@@ -43,7 +43,6 @@ from engine.actions import (
     NO_MONUMENT,
     PASS,
     RED,
-    SWAP_BASE,
     TILE_BASE,
     TREASURE_BASE,
     WAR_BASE,
@@ -293,7 +292,12 @@ def _int_table(value, field, rows, cols, lo=None, hi=None):
 
 
 class State:
-    """A full game position (every hand and the bag order included)."""
+    """A full game position (every hand and the bag order included).
+
+    The fields mirror the snapshot schema (`points` is the snapshot's
+    `scores`, `treasures` a set). Treat them as read-only from outside: change
+    a position through apply(), or build one with from_snapshot().
+    """
 
     # ------------------------------------------------------------ construction
 

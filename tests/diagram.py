@@ -53,27 +53,24 @@ Everything else is filled so that the snapshot is consistent:
 
 Helpers: ``sq("f7")``, ``at(snap, "f7")`` (the token on a square),
 ``show(snap, "e4:h6")`` (render a window), ``norm(diagram)`` (normalise a
-diagram so that ``show(...) == norm(...)`` compares pictures).
+diagram so that ``show(...) == norm(...)`` compares pictures); for play:
+``act("tile r f7")``, ``play(state, "tile r f7", "commit 2")`` (each must be
+listed as legal), ``legal(state)`` (legal actions as text) and
+``assert_illegal(state, "cat h4")`` (not listed, raises IllegalActionError,
+snapshot unchanged).
 """
 from __future__ import annotations
 
 import re
 
 from engine.actions import COLOURS, MONUMENTS, parse_square, square_name
-from engine.boards import COLS, ROWS, SQUARES, load_board, parse_board
+from engine.boards import COLS, ROWS, SQUARES, load_board
 
 
 def board_of(name: str):
-    """Return the engine's Board (falls back to reading engine/data directly
-    while `engine` is a namespace package without __init__.py)."""
-    try:
-        return load_board(name)
-    except TypeError:
-        import os
-        import engine.boards
-        path = os.path.join(os.path.dirname(engine.boards.__file__), "data", f"board-{name}.txt")
-        with open(path) as f:
-            return parse_board(name, f.read())
+    """Return the engine's Board of that name (river, temples, special squares)."""
+    return load_board(name)
+
 
 TOTALS = (30, 57, 36, 30)
 DEFAULT_HAND = "kkbbgg"   # a seat whose hand the test does not give (no red: no revolt commits)

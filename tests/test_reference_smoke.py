@@ -13,7 +13,7 @@ from engine.actions import NUM_ACTIONS, PASS, parse_action
 from engine.errors import ConsistencyError, IllegalActionError, PositionError
 from engine.reference import TILE_TOTALS, State, new_game
 
-GAMES_PER_CONFIG = 34          # x 3 player counts x 2 boards = 204 games
+GAMES_PER_CONFIG = 30          # x 3 player counts x 2 boards = 180 games
 BOARDS = ("standard", "advanced")
 K, R, B, G = 1, 2, 3, 4        # face-up tile cell values
 HANDS = [[2, 1, 1, 2], [1, 2, 1, 2]]
@@ -29,10 +29,10 @@ def play_random(players, seed, board, checks=True):
         if checks:
             s.check_consistency()
             n = len(actions)
-            if n % 3 == 0:
+            if n % 4 == 0:
                 snap = s.snapshot()
-                assert State.from_snapshot(snap).snapshot() == snap
-            if n % 7 == 0:
+                assert State.from_snapshot(json.loads(json.dumps(snap))).snapshot() == snap
+            if n % 10 == 0:
                 assert_illegal_is_rejected(s, rng)
         legal = s.legal_actions()
         assert legal == sorted(set(legal)) and legal

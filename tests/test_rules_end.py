@@ -64,6 +64,33 @@ def test_monument_choices_every_block_and_unbuilt_monument_R_MON_1(impl):
     assert at(snap, "g5") == "r" and at(snap, "g6") == "r" and at(snap, "i6") == "R"
 
 
+@pytest.mark.parametrize("d_commit,monument", [(0, True), (3, False)])
+def test_monument_check_after_the_wars_R_MON_1_R_WAR_6(impl, d_commit, monument):
+    # h5 unifies the kings and completes the black block g5-h6 (3 supporters v 1)
+    s = impl.position("""
+        e  f  g  h  i  j  k
+    4   .  r  .  .  .  r  .
+    5   .  0k k  .  k  1k .
+    6   .  .  k  k  .  .  .
+    """, hands=["kkkkkk", "kkkkkk"])
+    play(s, "tile k h5")
+    assert s.phase == "war_attack"
+    play(s, "commit 0", f"commit {d_commit}")
+    snap = s.snapshot()
+    assert snap["unification"] == -1
+    if monument:                              # seat 0 won: the block still stands
+        assert snap["scores"] == [[2, 0, 0, 0], [0] * 4]
+        assert (snap["phase"], snap["to_act"], snap["placed"]) == ("monument", 0, sq("h5"))
+        assert legal(s) == ["monument kr g5", "monument kb g5", "monument kg g5", "nomonument"]
+        play(s, "monument kb g5")
+        assert s.snapshot()["monuments"] == [-1, sq("g5"), -1, -1, -1, -1]
+    else:                                     # seat 0 lost g5, g6, h6: no block left
+        assert snap["scores"] == [[0] * 4, [4, 0, 0, 0]]
+        assert at(snap, "g5") == "." and at(snap, "h5") == "k"
+    snap = s.snapshot()
+    assert (snap["phase"], snap["actions_left"]) == ("action", 1)
+
+
 def test_no_monument_for_a_block_without_the_placed_tile_R_MON_1(impl):
     s = impl.position("""
         f  g  h  i
