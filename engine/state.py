@@ -8,7 +8,7 @@ from __future__ import annotations
 from ext import core
 from engine import actions as A
 from engine.boards import BOARD_NAMES, SQUARES, load_board
-from engine.errors import ConsistencyError, IllegalActionError, PositionError
+from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError
 
 for _bid, _name in enumerate(BOARD_NAMES):
     _b = load_board(_name)
@@ -27,11 +27,11 @@ class State(core.CoreState):
     def new_game(cls, players: int = 2, seed: int = 0, board: str = "standard") -> "State":
         """Return a new game set up from a seed (docs/engine.md, R-SETUP-1)."""
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
-            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+            raise EngineError(f"players must be 2, 3 or 4, got {players!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValueError(f"seed must be an int, got {seed!r}")
+            raise EngineError(f"seed must be an int, got {seed!r}")
         if board not in BOARD_NAMES:
-            raise ValueError(f"unknown board {board!r}; expected one of {', '.join(BOARD_NAMES)}")
+            raise EngineError(f"unknown board {board!r}; expected one of {', '.join(BOARD_NAMES)}")
         st = cls.__new__(cls)
         st._setup(players, BOARD_NAMES.index(board), seed & _SEED_MASK)
         return st

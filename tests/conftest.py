@@ -1,9 +1,9 @@
 """Fixtures shared by the rules tests: `impl` runs each test on every engine.
 
-`impl` is parametrised with ids "reference" (the pure-Python `engine.reference`,
-always) and "cython" (`engine.State` / `engine.new_game`). When the Cython
-engine is not importable the "cython" case is reported as SKIPPED with the
-import error as reason (visible with `-rs`), never dropped silently.
+`impl` is parametrised with ids "reference" (the pure-Python `engine.reference`)
+and "cython" (`engine.State` / `engine.new_game`). When the Cython engine is
+not importable the "cython" cases FAIL with the import error: a missing build
+must never pass as a skip.
 """
 from __future__ import annotations
 
@@ -66,4 +66,5 @@ def impl(request) -> Impl:
     try:
         return _cython()
     except (ImportError, AttributeError) as err:
-        pytest.skip(f"cython engine unavailable: {type(err).__name__}: {err}")
+        pytest.fail(f"cython engine unavailable (run `pip install -e '.[test]'`): "
+                    f"{type(err).__name__}: {err}")
