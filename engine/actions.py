@@ -97,7 +97,7 @@ def monument_index(c1: int, c2: int) -> int:
 
 def kind(action: int) -> str:
     """Return the kind of an action: tile, leader, withdraw, cat, swap, pass, ..."""
-    if not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
         raise NotationError(f"action {action!r} outside 0..{NUM_ACTIONS - 1}")
     if action < LEADER_BASE:
         return "tile"

@@ -59,7 +59,7 @@ def load_board(name: str = "standard") -> Board:
     """Load a packaged board by name ('standard' or 'advanced')."""
     if name not in BOARD_NAMES:
         raise BoardError(f"unknown board {name!r}; expected one of {', '.join(BOARD_NAMES)}")
-    text = resources.files("engine").joinpath("data", f"board-{name}.txt").read_text()
+    text = resources.files("engine").joinpath(f"data/board-{name}.txt").read_text()
     return parse_board(name, text)
 
 

@@ -30,7 +30,6 @@ Action ints and their notation come from `engine.actions`.
 from __future__ import annotations
 
 import operator
-from pathlib import Path
 
 from engine.actions import (
     BLUE,
@@ -54,7 +53,7 @@ from engine.actions import (
     swap_action,
     swap_counts,
 )
-from engine.boards import BOARD_NAMES, COLS, ROWS, SQUARES, load_board, neighbours, parse_board
+from engine.boards import BOARD_NAMES, COLS, ROWS, SQUARES, load_board, neighbours
 from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError
 
 __all__ = ["State", "new_game", "PHASES"]
@@ -126,13 +125,7 @@ NEIGHBOURS = tuple(tuple(neighbours(sq)) for sq in range(SQUARES))
 
 def _board(name):
     """Load a board by name (R-COMP-4, R-VAR-ADV-BOARD)."""
-    try:
-        return load_board(name)
-    except TypeError:
-        # engine.boards.load_board fails while `engine` is a namespace package
-        # (no __init__.py): read the same packaged file directly instead.
-        path = Path(__file__).resolve().parent / "data" / f"board-{name}.txt"
-        return parse_board(name, path.read_text())
+    return load_board(name)
 
 
 def _is_tile(value):

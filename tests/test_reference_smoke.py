@@ -13,7 +13,7 @@ from engine.actions import NUM_ACTIONS, PASS, parse_action
 from engine.errors import ConsistencyError, IllegalActionError, PositionError
 from engine.reference import TILE_TOTALS, State, new_game
 
-GAMES_PER_CONFIG = 30          # x 3 player counts x 2 boards = 180 games
+GAMES_PER_CONFIG = 28          # x 3 player counts x 2 boards = 168 games
 BOARDS = ("standard", "advanced")
 K, R, B, G = 1, 2, 3, 4        # face-up tile cell values
 HANDS = [[2, 1, 1, 2], [1, 2, 1, 2]]
