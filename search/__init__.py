@@ -1,0 +1,1 @@
+"""Information-set search and the agents built on it (see DESIGN.md "Search")."""
