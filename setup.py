@@ -22,16 +22,16 @@ directives = {
     "embedsignature": True,
 }
 
+COMPILE = (["-O1", "-g", "-fno-omit-frame-pointer",
+            "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+           if DEBUG else ["-O3"])
+LINK = ["-fsanitize=address,undefined"] if DEBUG else []
+MACROS = [] if DEBUG else [("NDEBUG", "1")]
+
 extensions = [
-    Extension(
-        "ext.core",
-        ["ext/core.pyx"],
-        extra_compile_args=(["-O1", "-g", "-fno-omit-frame-pointer",
-                             "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
-                            if DEBUG else ["-O3"]),
-        extra_link_args=["-fsanitize=address,undefined"] if DEBUG else [],
-        define_macros=[] if DEBUG else [("NDEBUG", "1")],
-    ),
+    Extension(name, [f"{name.replace('.', '/')}.pyx"], extra_compile_args=COMPILE,
+              extra_link_args=LINK, define_macros=MACROS)
+    for name in ("ext.core", "ext.mcts")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

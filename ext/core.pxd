@@ -134,6 +134,12 @@ ctypedef struct GameState:
     uint8_t committed[MAX_PLAYERS]
     int8_t end_reason
 
+ctypedef struct EvalParams:
+    float second_weight     # weight of the second-weakest colour in a seat's value
+    float sum_weight        # weight of the total of all colours
+    float scale             # logistic scale of (own value - best opponent's value)
+    float leader_weight     # value of each leader on the board
+
 cdef BoardData BOARDS[2]
 
 cdef uint64_t splitmix64(uint64_t* state) noexcept nogil
@@ -144,3 +150,10 @@ cdef int is_legal(GameState* s, int action) noexcept nogil
 cdef int uf_find(GameState* s, int sq) noexcept nogil
 cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
+cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
+cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
+cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil
+cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil
+
+cdef class CoreState:
+    cdef GameState s

@@ -925,8 +925,6 @@ cdef list _bb_list(BB b):
 cdef class CoreState:
     """The C game state; engine.State adds the checked, documented API on top."""
 
-    cdef GameState s
-
     def _setup(self, int players, int board_id, uint64_t seed):
         if not BOARDS[board_id].loaded:
             raise ValueError(f"board id {board_id} is not registered")
@@ -1249,3 +1247,290 @@ cdef class CoreState:
             if s.phase in (PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND) and s.unification < 0:
                 problems.append("war without a unification tile")
         return problems
+
+
+# ================================================================ search support
+# Information sets and re-sampling belong to the game (OpenSpiel style): the
+# search kernels call these, never the rules' internals.
+
+from libc.math cimport exp
+
+cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil:
+    """Deal the tiles `seat` has not seen uniformly into other hands, swapped piles and the bag.
+
+    The pool is rebuilt in colour order first, so the result depends only on
+    what `seat` knows and on rng, never on the hidden tiles as they were.
+    """
+    cdef uint8_t pool[TOTAL_TILES]
+    cdef int counts[4]
+    cdef int n = 0, c, i, j, q, size
+    cdef uint8_t tmp
+    counts[0] = 0
+    counts[1] = 0
+    counts[2] = 0
+    counts[3] = 0
+    for i in range(s.bag_len):
+        counts[s.bag[i]] += 1
+    for q in range(s.players):
+        if q != seat:
+            for c in range(4):
+                counts[c] += s.hand[q][c] + s.swapped[q][c]
+    for c in range(4):
+        for i in range(counts[c]):
+            pool[n] = c
+            n += 1
+    i = n - 1
+    while i > 0:
+        j = <int>(splitmix64(rng) % <uint64_t>(i + 1))
+        tmp = pool[i]
+        pool[i] = pool[j]
+        pool[j] = tmp
+        i -= 1
+    n = 0
+    for q in range(s.players):
+        if q == seat:
+            continue
+        size = hand_size(s, q)
+        for c in range(4):
+            s.hand[q][c] = 0
+        for i in range(size):
+            s.hand[q][pool[n]] += 1
+            n += 1
+        size = s.swapped[q][0] + s.swapped[q][1] + s.swapped[q][2] + s.swapped[q][3]
+        for c in range(4):
+            s.swapped[q][c] = 0
+        for i in range(size):
+            s.swapped[q][pool[n]] += 1
+            n += 1
+    for i in range(s.bag_len):
+        s.bag[i] = pool[n]
+        n += 1
+
+cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdoms, bint* touches) noexcept nogil:
+    """Return the root of the one kingdom next to sq (-1 if none or several)."""
+    cdef int k, n_sq, r, root = -1
+    n_kingdoms[0] = 0
+    touches[0] = False
+    for k in range(NB_N[sq]):
+        n_sq = NB[sq][k]
+        if is_occupied(s, n_sq):
+            touches[0] = True
+            r = uf_find(s, n_sq)
+            if mark[r] and r != root:
+                n_kingdoms[0] += 1
+                root = r
+    return root if n_kingdoms[0] == 1 else -1
+
+cdef int side_strength(GameState* s, int leader_sq, int c) noexcept nogil:
+    """Base strength of a leader in the pending conflict (R-REV-2, R-WAR-3)."""
+    cdef BB passable
+    if s.c_kind == CONFLICT_REVOLT:
+        return bb_count(bb_and(bb_neighbours(bb_square(leader_sq)), s.up[RED]))
+    passable = occupied(s)
+    bb_clear(&passable, s.unification)
+    return bb_count(bb_and(flood(bb_square(leader_sq), passable), s.up[c]))
+
+cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil:
+    """Give each legal decision a cheap prior in 0..15 (higher first) for widening and rollouts.
+
+    Tiles that score for the seat to act rank first, then leaders next to
+    temples, then neutral tiles; catastrophes, swaps and passing rank last.
+    Commitments prefer the smallest one that wins against what is known.
+    """
+    cdef int p = s.to_act, i, a, c, sq, root, nk, owner, att, dfd, need, t
+    cdef uint8_t mark[NSQ]
+    cdef int8_t kown[NSQ][4]
+    cdef bint touches
+    cdef BB ls
+    if s.phase == PH_ACTION:
+        mark_kingdoms(s, mark)
+        memset(kown, -1, sizeof(kown))
+        ls = s.leaders
+        while bb_any(ls):
+            sq = bb_pop(&ls)
+            kown[uf_find(s, sq)][(s.leader_at[sq] - 1) & 3] = (s.leader_at[sq] - 1) >> 2
+        for i in range(n):
+            a = actions[i]
+            if a < A_LEADER:
+                c = a // NSQ
+                sq = a % NSQ
+                root = single_kingdom_root(s, sq, mark, &nk, &touches)
+                if nk == 2:
+                    scores[i] = 6
+                elif nk == 1:
+                    owner = kown[root][c]
+                    if owner < 0:
+                        owner = kown[root][BLACK]
+                    if owner == p:
+                        scores[i] = 10
+                    elif owner < 0:
+                        scores[i] = 5
+                    else:
+                        scores[i] = 2
+                else:
+                    scores[i] = 4 if touches else 3
+            elif a < A_WITHDRAW:
+                c = (a - A_LEADER) // NSQ
+                sq = (a - A_LEADER) % NSQ
+                t = bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+                root = single_kingdom_root(s, sq, mark, &nk, &touches)
+                if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
+                    scores[i] = 7 if s.hand[p][RED] + t >= 3 else 3
+                else:
+                    scores[i] = 6 + (2 if t >= 2 else t) + (1 if touches else 0)
+                if s.leader_sq[p][c] >= 0:
+                    scores[i] -= 3
+            elif a < A_CAT:
+                scores[i] = 1
+            elif a < A_SWAP:
+                scores[i] = 1
+            elif a < A_PASS:
+                scores[i] = 2
+            else:
+                scores[i] = 0
+    elif s.phase in (PH_REVOLT_ATTACK, PH_WAR_ATTACK, PH_REVOLT_DEFEND, PH_WAR_DEFEND):
+        c = commit_colour(s)
+        att = side_strength(s, s.c_att_leader, s.c_colour)
+        dfd = side_strength(s, s.c_def_leader, s.c_colour)
+        if s.phase == PH_REVOLT_ATTACK or s.phase == PH_WAR_ATTACK:
+            need = dfd - att + 1           # wins against the defender's base
+        else:
+            need = att + s.c_att_commit - dfd   # ties, and a tie is the defender's
+            if need < 0:
+                need = 0
+        for i in range(n):
+            a = actions[i] - A_COMMIT
+            if a == need:
+                scores[i] = 8
+            elif a == 0:
+                scores[i] = 6
+            elif a > need:
+                scores[i] = 5
+            else:
+                scores[i] = 2
+    else:
+        for i in range(n):
+            scores[i] = 3 if actions[i] == A_NOMONUMENT else 5
+
+cdef void strength(GameState* s, int p, int* v) noexcept nogil:
+    """Write a seat's colour totals, treasures added to the weakest, ascending (R-END-2)."""
+    cdef int c, t, lo, j, tmp
+    for c in range(4):
+        v[c] = s.score[p][c]
+    for t in range(s.treasures_taken[p]):
+        lo = 0
+        for c in range(1, 4):
+            if v[c] < v[lo]:
+                lo = c
+        v[lo] += 1
+    for c in range(4):
+        for j in range(3 - c):
+            if v[j] > v[j + 1]:
+                tmp = v[j]
+                v[j] = v[j + 1]
+                v[j + 1] = tmp
+
+cdef float seat_value(GameState* s, int p, const EvalParams* ep) noexcept nogil:
+    """A seat's standing: weakest colour with treasures as wild, then the second, the sum."""
+    cdef int v[4]
+    cdef int c, leaders = 0
+    strength(s, p, v)
+    for c in range(4):
+        if s.leader_sq[p][c] >= 0:
+            leaders += 1
+    return (v[0] + ep.second_weight * v[1] + ep.sum_weight * (v[0] + v[1] + v[2] + v[3])
+            + ep.leader_weight * leaders)
+
+cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
+    """Compare two seats by R-END-2: >0 if p ranks above q, 0 on a full tie."""
+    cdef int vp[4]
+    cdef int vq[4]
+    cdef int c
+    strength(s, p, vp)
+    strength(s, q, vq)
+    for c in range(4):
+        if vp[c] != vq[c]:
+            return vp[c] - vq[c]
+    return 0
+
+cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil:
+    """Write a reward in [0, 1] per seat: the final ranking if over, else a heuristic."""
+    cdef int p, q, better, tied
+    cdef float vals[MAX_PLAYERS]
+    cdef float best
+    if s.phase == PH_OVER:
+        for p in range(s.players):
+            better = 0
+            tied = 0
+            for q in range(s.players):
+                if q != p:
+                    if compare_final(s, q, p) > 0:
+                        better += 1
+                    elif compare_final(s, q, p) == 0:
+                        tied += 1
+            if better == 0:
+                rewards[p] = 1.0 / (1 + tied)
+            else:
+                rewards[p] = 0.25 * (s.players - 1 - better) / (s.players - 1)
+        return
+    for p in range(s.players):
+        vals[p] = seat_value(s, p, ep)
+    for p in range(s.players):
+        best = -1e9
+        for q in range(s.players):
+            if q != p and vals[q] > best:
+                best = vals[q]
+        rewards[p] = 1.0 / (1.0 + exp(-(vals[p] - best) / ep.scale))
+
+cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil:
+    """Play ε-greedy decisions: uniform with probability ε, else uniform among the best-scored."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int32_t top[MAX_ACTIONS]
+    cdef int n, i, m, played = 0, best
+    while s.phase != PH_OVER and played < max_decisions:
+        n = gen_legal(s, buf)
+        if n == 1 or (splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0) < epsilon:
+            apply_unchecked(s, buf[splitmix64(rng) % <uint64_t>n])
+        else:
+            score_actions(s, buf, n, sc)
+            best = -1
+            m = 0
+            for i in range(n):
+                if sc[i] > best:
+                    best = sc[i]
+                    m = 0
+                if sc[i] == best:
+                    top[m] = buf[i]
+                    m += 1
+            apply_unchecked(s, top[splitmix64(rng) % <uint64_t>m])
+        played += 1
+    return played
+
+
+def _redeal(CoreState st, int seat, uint64_t seed):
+    """Re-deal what `seat` has not seen (test hook for the C determinisation)."""
+    cdef uint64_t rng = seed
+    redeal_hidden(&st.s, seat, &rng)
+
+
+def _score_actions(CoreState st):
+    """Return {action: prior} for the legal decisions (test and tuning hook)."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int n = gen_legal(&st.s, buf), i
+    score_actions(&st.s, buf, n, sc)
+    return {buf[i]: sc[i] for i in range(n)}
+
+
+def _evaluate(CoreState st, float second_weight=0.3, float sum_weight=0.05,
+              float scale=2.0, float leader_weight=0.2):
+    """Return the per-seat rewards the search would give this state."""
+    cdef EvalParams ep
+    cdef float r[MAX_PLAYERS]
+    ep.second_weight = second_weight
+    ep.sum_weight = sum_weight
+    ep.scale = scale
+    ep.leader_weight = leader_weight
+    evaluate(&st.s, &ep, r)
+    return [r[i] for i in range(st.s.players)]

@@ -1,0 +1,32 @@
+# cython: language_level=3
+"""C layout of the single-observer ISMCTS tree (see ext/mcts.pyx).
+
+A node stands for the action sequence from the search root; its statistics
+are those of the edge that leads to it: visits, availability (how often the
+edge was legal when its parent was visited), and the sum of rewards per seat
+(max-n backup). Children are found through one open-addressing hash table
+keyed by (parent, action), and listed through first_child / next_sibling.
+"""
+from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
+from ext.core cimport GameState, EvalParams
+
+ctypedef struct Node:
+    int32_t parent
+    int32_t action
+    int32_t first_child
+    int32_t next_sibling
+    int32_t actor           # seat that chose `action` at the parent
+    uint32_t visits
+    uint32_t avail
+    double reward[4]        # summed reward of each seat
+    double reward_sq        # summed squared reward of the actor (for the bound)
+
+ctypedef struct MctsParams:
+    double exploration      # UCB1 constant c
+    double widen_base       # children considered = base + coef * visits ** exponent
+    double widen_coef
+    double widen_exponent
+    int rollout_depth       # decisions played before the heuristic evaluation
+    double rollout_epsilon  # chance of a uniform decision in an ε-greedy rollout
+    int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy
+    EvalParams eval

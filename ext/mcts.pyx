@@ -1,0 +1,341 @@
+# cython: language_level=3
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), nogil.
+
+Every iteration deals a fresh world from what the observing seat knows
+(core.redeal_hidden), descends one tree of atomic decisions for whichever seat
+decides (opponents, defenders, treasure and monument choices included) with
+UCB1 over availability counts, widens progressively in the order of a cheap
+prior (core.score_actions), plays an ε-greedy or uniform rollout cut after a
+fixed depth, evaluates (core.evaluate: the real ranking if the game ended)
+and backs the reward vector up max-n. Selection, determinisation, rollout and
+backup all run without the GIL.
+"""
+from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport sqrt, log, pow
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER,
+                       gen_legal, apply_unchecked, redeal_hidden, score_actions, evaluate,
+                       random_playout, greedy_playout, splitmix64, CoreState)
+
+cdef extern from *:
+    """
+    static int tne_read_flag(int *p) { return *(volatile int *)p; }
+    """
+    int tne_read_flag(int* p) nogil
+
+cdef int MAX_PATH = 4096
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Tree:
+    """An ISMCTS tree for one observing seat (the Python face of the kernel)."""
+
+    cdef Node* nodes
+    cdef int n_nodes
+    cdef int cap
+    cdef uint64_t* keys
+    cdef int32_t* vals
+    cdef int hcap
+    cdef int hcount
+    cdef int root
+    cdef GameState root_state
+    cdef int observer
+    cdef uint64_t rng
+    cdef MctsParams params
+    cdef int stop_flag
+    cdef public long iterations_done
+
+    def __cinit__(self):
+        self.cap = 1024
+        self.nodes = <Node*>malloc(self.cap * sizeof(Node))
+        self.hcap = 4096
+        self.keys = <uint64_t*>malloc(self.hcap * sizeof(uint64_t))
+        self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
+        if self.nodes == NULL or self.keys == NULL or self.vals == NULL:
+            raise MemoryError()
+        self._clear()
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.keys)
+        free(self.vals)
+
+    cdef void _clear(self):
+        memset(self.keys, 0, self.hcap * sizeof(uint64_t))
+        self.hcount = 0
+        self.n_nodes = 0
+        self.root = self._new_node(-1, -1, -1)
+        self.iterations_done = 0
+
+    def configure(self, double exploration, double widen_base, double widen_coef,
+                  double widen_exponent, int rollout_depth, double rollout_epsilon,
+                  bint rollout_greedy, double second_weight, double sum_weight,
+                  double scale, double leader_weight):
+        """Set every knob of the kernel (search.SearchParams documents them)."""
+        self.params.exploration = exploration
+        self.params.widen_base = widen_base
+        self.params.widen_coef = widen_coef
+        self.params.widen_exponent = widen_exponent
+        self.params.rollout_depth = rollout_depth
+        self.params.rollout_epsilon = rollout_epsilon
+        self.params.rollout_greedy = 1 if rollout_greedy else 0
+        self.params.eval.second_weight = second_weight
+        self.params.eval.sum_weight = sum_weight
+        self.params.eval.scale = scale
+        self.params.eval.leader_weight = leader_weight
+
+    def reset(self, CoreState state, int observer, uint64_t seed):
+        """Start a new tree searching `state` from `observer`'s point of view."""
+        self.root_state = state.s
+        self.observer = observer
+        self.rng = seed
+        self.stop_flag = 0
+        self._clear()
+
+    def reroot(self, CoreState state, actions, uint64_t seed):
+        """Keep the subtree reached by `actions` from the root; return False (and reset) if absent."""
+        cdef int node = self.root, child
+        self.rng = seed
+        for a in actions:
+            child = self._lookup(node, a)
+            if child < 0 or self.nodes[child].visits == 0:
+                self.root_state = state.s
+                self._clear()
+                return False
+            node = child
+        self.root = node
+        self.nodes[node].parent = -1
+        self.root_state = state.s
+        self.stop_flag = 0
+        return True
+
+    # ------------------------------------------------------------ storage
+
+    cdef int _new_node(self, int parent, int action, int actor) noexcept nogil:
+        cdef Node* nd
+        cdef int idx
+        if self.n_nodes == self.cap:
+            self.cap *= 2
+            self.nodes = <Node*>realloc(self.nodes, self.cap * sizeof(Node))
+        idx = self.n_nodes
+        self.n_nodes += 1
+        nd = &self.nodes[idx]
+        memset(nd, 0, sizeof(Node))
+        nd.parent = parent
+        nd.action = action
+        nd.actor = actor
+        nd.first_child = -1
+        nd.next_sibling = -1
+        if parent >= 0:
+            nd.next_sibling = self.nodes[parent].first_child
+            self.nodes[parent].first_child = idx
+            self._insert(((<uint64_t>parent) << 16 | <uint64_t>action) + 1, idx)
+        return idx
+
+    cdef inline int _slot(self, uint64_t key) noexcept nogil:
+        return <int>((key * 0x9E3779B97F4A7C15ULL) >> 40) & (self.hcap - 1)
+
+    cdef void _insert(self, uint64_t key, int32_t val) noexcept nogil:
+        cdef int i, old_cap
+        cdef uint64_t* old_keys
+        cdef int32_t* old_vals
+        if 2 * (self.hcount + 1) > self.hcap:
+            old_cap = self.hcap
+            old_keys = self.keys
+            old_vals = self.vals
+            self.hcap *= 2
+            self.keys = <uint64_t*>malloc(self.hcap * sizeof(uint64_t))
+            self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
+            memset(self.keys, 0, self.hcap * sizeof(uint64_t))
+            self.hcount = 0
+            for i in range(old_cap):
+                if old_keys[i]:
+                    self._insert(old_keys[i], old_vals[i])
+            free(old_keys)
+            free(old_vals)
+        i = self._slot(key)
+        while self.keys[i] != 0:
+            i = (i + 1) & (self.hcap - 1)
+        self.keys[i] = key
+        self.vals[i] = val
+        self.hcount += 1
+
+    cdef inline int _lookup(self, int parent, int action) noexcept nogil:
+        cdef uint64_t key = ((<uint64_t>parent) << 16 | <uint64_t>action) + 1
+        cdef int i = self._slot(key)
+        while self.keys[i] != 0:
+            if self.keys[i] == key:
+                return self.vals[i]
+            i = (i + 1) & (self.hcap - 1)
+        return -1
+
+    # ------------------------------------------------------------ the iteration
+
+    cdef int _order(self, GameState* s, int32_t* legal, int n, int node, int32_t* out) noexcept nogil:
+        """Write the legal decisions in prior order (ties rotated per node); return n."""
+        cdef int8_t sc[MAX_ACTIONS]
+        cdef int count[16]
+        cdef int start[16]
+        cdef int i, b, k = 0, m, off, j
+        score_actions(s, legal, n, sc)
+        memset(count, 0, sizeof(count))
+        for i in range(n):
+            count[sc[i]] += 1
+        for b in range(15, -1, -1):
+            start[b] = k
+            k += count[b]
+        # within a bucket, start at a per-node offset so that ties are not
+        # always broken towards the lowest square
+        off = <int>((<uint64_t>(node + 1) * 0x9E3779B97F4A7C15ULL) >> 33)
+        for b in range(16):
+            m = count[b]
+            if m == 0:
+                continue
+            j = 0
+            for i in range(n):
+                if sc[i] == b:
+                    out[start[b] + (j + off) % m] = legal[i]
+                    j += 1
+        return n
+
+    cdef void _iterate(self) noexcept nogil:
+        cdef GameState det
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int32_t order[MAX_ACTIONS]
+        cdef int path[4096]
+        cdef float rewards[MAX_PLAYERS]
+        cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
+        cdef double best, ucb, mean, logn
+        cdef Node* nd
+        memcpy(&det, &self.root_state, sizeof(GameState))
+        redeal_hidden(&det, self.observer, &self.rng)
+        path[0] = node
+        while det.phase != PH_OVER and depth < MAX_PATH - 1:
+            n = gen_legal(&det, legal)
+            actor = det.to_act
+            self._order(&det, legal, n, node, order)
+            allowed = <int>(self.params.widen_base + self.params.widen_coef
+                            * pow(self.nodes[node].visits, self.params.widen_exponent))
+            if allowed < 1:
+                allowed = 1
+            if allowed > n:
+                allowed = n
+            untried = -1
+            best_child = -1
+            best = -1e300
+            for i in range(allowed):
+                child = self._lookup(node, order[i])
+                if child < 0:
+                    if untried < 0:
+                        untried = order[i]
+                    continue
+                nd = &self.nodes[child]
+                nd.avail += 1
+                if nd.visits == 0:
+                    if untried < 0:
+                        untried = order[i]
+                    continue
+                mean = nd.reward[actor] / nd.visits
+                ucb = mean + self.params.exploration * sqrt(log(<double>nd.avail) / nd.visits)
+                if ucb > best:
+                    best = ucb
+                    best_child = child
+            if untried >= 0:
+                child = self._lookup(node, untried)
+                if child < 0:
+                    child = self._new_node(node, untried, actor)
+                    self.nodes[child].avail = 1
+                apply_unchecked(&det, untried)
+                depth += 1
+                path[depth] = child
+                break
+            apply_unchecked(&det, self.nodes[best_child].action)
+            node = best_child
+            depth += 1
+            path[depth] = node
+        if det.phase != PH_OVER:
+            if self.params.rollout_greedy:
+                greedy_playout(&det, &self.rng, self.params.rollout_depth, self.params.rollout_epsilon)
+            else:
+                random_playout(&det, &self.rng, self.params.rollout_depth)
+        evaluate(&det, &self.params.eval, rewards)
+        for i in range(depth + 1):
+            nd = &self.nodes[path[i]]
+            nd.visits += 1
+            for p in range(det.players):
+                nd.reward[p] += rewards[p]
+            if nd.actor >= 0:
+                nd.reward_sq += rewards[nd.actor] * rewards[nd.actor]
+
+    def run(self, long iterations=0, double seconds=0.0):
+        """Iterate until the iteration budget, the time budget or stop(); return iterations run."""
+        cdef long done = 0
+        cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
+        if iterations <= 0 and seconds <= 0:
+            raise ValueError("give an iteration budget, a time budget, or both")
+        with nogil:
+            while True:
+                if iterations > 0 and done >= iterations:
+                    break
+                if tne_read_flag(&self.stop_flag):
+                    break
+                if deadline > 0 and (done & 15) == 0 and now_seconds() >= deadline:
+                    break
+                self._iterate()
+                done += 1
+        self.iterations_done += done
+        return done
+
+    def stop(self):
+        """Make a running run() return after its current iteration (thread-safe)."""
+        self.stop_flag = 1
+
+    # ------------------------------------------------------------ results
+
+    @property
+    def node_count(self):
+        return self.n_nodes
+
+    def bytes_used(self):
+        """Return the memory held by the tree (nodes and hash table), in bytes."""
+        return self.cap * sizeof(Node) + self.hcap * (sizeof(uint64_t) + sizeof(int32_t))
+
+    @staticmethod
+    def node_size():
+        return sizeof(Node) + 2 * (sizeof(uint64_t) + sizeof(int32_t))
+
+    def root_visits(self):
+        return self.nodes[self.root].visits
+
+    def root_value(self):
+        """Return the mean reward of every seat at the root."""
+        cdef Node* r = &self.nodes[self.root]
+        cdef int p
+        if r.visits == 0:
+            return [0.0] * self.root_state.players
+        return [r.reward[p] / r.visits for p in range(self.root_state.players)]
+
+    def children(self, int node=-1):
+        """Return [(action, visits, avail, reward sums, reward_sq, node)] under a node (root by default)."""
+        cdef int c = self.nodes[self.root if node < 0 else node].first_child
+        cdef Node* nd
+        out = []
+        while c >= 0:
+            nd = &self.nodes[c]
+            out.append((nd.action, nd.visits, nd.avail,
+                        [nd.reward[p] for p in range(self.root_state.players)],
+                        nd.reward_sq, nd.actor, c))
+            c = nd.next_sibling
+        return out
+
+    def child_of(self, int node, int action):
+        """Return the node reached by action from node (root if node < 0), or -1."""
+        return self._lookup(self.root if node < 0 else node, action)

@@ -1,0 +1,374 @@
+"""Single-observer ISMCTS over what one seat can know, with analysis output and root parallelism.
+
+The search is given an observation (engine.info.observation), never a full
+state: it builds one world from it, and the kernel (ext.mcts) re-deals every
+hidden tile afresh from the observer's unseen pool in each iteration, so the
+statistics cannot depend on the real hands or bag. Workers run independent
+trees in separate processes and their root statistics are summed.
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import engine
+from engine.actions import SWAP_BASE, PASS, format_action
+from engine.errors import EngineError
+from engine.info import determinize
+from ext.mcts import Tree
+from search.agent import Agent, Limits, SearchError
+from search.params import SearchParams
+
+CHUNK = 256          # iterations between progress reports and stop checks (Python side)
+PV_PLIES = 12
+_MASK64 = (1 << 64) - 1
+
+
+def worker_seed(seed: int, worker: int) -> int:
+    """Return the seed of one worker: splitmix64 of the search seed and the worker index."""
+    z = (seed + (worker + 1) * 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return z ^ (z >> 31)
+
+
+def world_from_observation(observation: dict, seat: int, seed: int) -> engine.State:
+    """Return one full state consistent with a seat's observation (SearchError if impossible)."""
+    if not isinstance(observation, dict) or "unseen" not in observation:
+        raise SearchError("the search takes an observation (engine.info.observation), not a state")
+    if observation.get("seat") != seat:
+        raise SearchError(f"observation is seat {observation.get('seat')}'s, not seat {seat}'s")
+    if observation["phase"] == "over":
+        raise SearchError("the game is over: there is no decision to search")
+    if observation["to_act"] != seat:
+        raise SearchError(f"seat {observation['to_act']} is to act, not seat {seat}")
+    try:
+        return engine.State.from_snapshot(determinize(observation, seat, random.Random(seed)))
+    except EngineError as e:
+        raise SearchError(f"inconsistent observation: {e}") from e
+
+
+@dataclass
+class Candidate:
+    """One root decision's statistics from the searching seat's point of view."""
+
+    action: int
+    move: str
+    visits: int
+    availability: int
+    mean: float
+    low: float
+    high: float
+    pv: list = field(default_factory=list)
+
+
+@dataclass
+class SearchResult:
+    """What a search found: the decision, every candidate, the root value per seat."""
+
+    best: int
+    best_move: str
+    candidates: list
+    root_value: list
+    iterations: int
+    seconds: float
+    nodes: int
+    workers: int
+
+    @property
+    def iterations_per_second(self) -> float:
+        return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+
+def _children_stats(tree: Tree, observer: int) -> dict:
+    """Return {action: [visits, avail, reward sums, reward_sq, pv]} for the root children."""
+    out = {}
+    for action, visits, avail, rewards, reward_sq, actor, node in tree.children():
+        out[action] = [visits, avail, rewards, reward_sq, _pv(tree, node)]
+    return out
+
+
+def _pv(tree: Tree, node: int) -> list:
+    """Follow the most visited children from a node."""
+    line = []
+    for _ in range(PV_PLIES):
+        kids = [k for k in tree.children(node) if k[1] > 0]
+        if not kids:
+            break
+        best = max(kids, key=lambda k: (k[1], k[0]))
+        line.append(best[0])
+        node = best[6]
+    return line
+
+
+def _run_tree(tree: Tree, limits: Limits, stop_event=None, progress=None, observer=0) -> int:
+    """Run a tree in chunks until a limit or a stop; return the iterations run."""
+    start = time.perf_counter()
+    deadline = start + limits.seconds if limits.seconds else None
+    done = 0
+    while True:
+        budget = CHUNK
+        if limits.iterations is not None:
+            budget = min(budget, limits.iterations - done)
+            if budget <= 0:
+                break
+        seconds = 0.0
+        if deadline is not None:
+            seconds = deadline - time.perf_counter()
+            if seconds <= 0:
+                break
+        ran = tree.run(budget if limits.iterations is not None else CHUNK * 64, seconds)
+        done += ran
+        if (stop_event is not None and stop_event.is_set()) or ran < budget and limits.iterations is not None:
+            break
+        if progress is not None:
+            progress(done, time.perf_counter() - start, tree)
+        if ran == 0:
+            break
+    return done
+
+
+_WORKER_STOP = None
+
+
+def _worker_init(stop_event) -> None:
+    global _WORKER_STOP
+    _WORKER_STOP = stop_event
+
+
+def _worker_search(job: tuple) -> tuple:
+    """Search one independent tree in a worker process; return its root statistics."""
+    observation, seat, params, iterations, seconds, seed = job
+    state = world_from_observation(observation, seat, seed)
+    tree = Tree()
+    params.configure(tree)
+    tree.reset(state, seat, seed)
+    watcher = _StopWatcher(tree, _WORKER_STOP)
+    try:
+        done = _run_tree(tree, Limits(iterations, seconds), _WORKER_STOP)
+    finally:
+        watcher.close()
+    return done, _children_stats(tree, seat), tree.root_value(), tree.root_visits(), tree.node_count
+
+
+class _StopWatcher:
+    """Relay a multiprocessing stop event to a running tree from a thread."""
+
+    def __init__(self, tree: Tree, event):
+        self._done = threading.Event()
+        self._thread = None
+        if event is not None:
+            def watch():
+                while not self._done.is_set():
+                    if event.wait(0.01):
+                        tree.stop()
+                        return
+            self._thread = threading.Thread(target=watch, daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
+class ISMCTS:
+    """Information-set MCTS for one seat; call search() with that seat's observation."""
+
+    def __init__(self, params: SearchParams = SearchParams(), workers: int = 1):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise SearchError(f"workers must be a positive int, got {workers!r}")
+        self.params = params
+        self.workers = workers
+        self._tree: Optional[Tree] = None
+        self._tree_seat = -1
+        self._pool = None
+        self._stop_event = None
+        self._stopping = threading.Event()
+
+    # ------------------------------------------------------------ control
+
+    def stop(self) -> None:
+        """Make a running search return as soon as possible (from another thread)."""
+        self._stopping.set()
+        if self._tree is not None:
+            self._tree.stop()
+        if self._stop_event is not None:
+            self._stop_event.set()
+
+    def close(self) -> None:
+        """Shut the worker processes down."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def forget(self) -> None:
+        """Drop the kept tree (a new game, or a jump to an unrelated position)."""
+        self._tree = None
+
+    # ------------------------------------------------------------ search
+
+    def search(self, observation: dict, seat: int, limits: Limits = Limits(iterations=1000),
+               seed: int = 0, reuse: Optional[list] = None,
+               progress: Optional[Callable] = None) -> SearchResult:
+        """Search the decision for `seat` from its observation; return the statistics.
+
+        `reuse`: the decisions taken since the previous search of this object,
+        when the caller knows the kept tree is still this seat's information
+        set (see ISMCTSAgent); otherwise a fresh tree is built.
+        """
+        if limits.iterations is None and limits.seconds is None:
+            raise SearchError("give the search an iteration or a time limit")
+        state = world_from_observation(observation, seat, seed)
+        self._stopping.clear()
+        start = time.perf_counter()
+        if self.workers == 1:
+            result = self._search_single(state, seat, limits, seed, reuse, progress)
+        else:
+            result = self._search_parallel(observation, seat, limits, seed)
+        result.seconds = time.perf_counter() - start
+        return result
+
+    def _search_single(self, state, seat, limits, seed, reuse, progress) -> SearchResult:
+        tree = self._tree
+        kept = False
+        if (reuse is not None and self.params.reuse_tree and tree is not None
+                and self._tree_seat == seat):
+            kept = tree.reroot(state, reuse, seed)
+        if not kept:
+            tree = Tree()
+            self.params.configure(tree)
+            tree.reset(state, seat, seed)
+        self._tree, self._tree_seat = tree, seat
+        if self._stopping.is_set():
+            tree.stop()
+
+        def report(done, elapsed, t):
+            if progress is not None:
+                progress(self._result(_children_stats(t, seat), t.root_value(), seat,
+                                      done, elapsed, t.node_count, 1))
+
+        done = _run_tree(tree, limits, None, report if progress else None, seat)
+        return self._result(_children_stats(tree, seat), tree.root_value(), seat,
+                            done, 0.0, tree.node_count, 1)
+
+    def _search_parallel(self, observation, seat, limits, seed) -> SearchResult:
+        if self._pool is None:
+            ctx = mp.get_context("spawn")
+            self._stop_event = ctx.Event()
+            self._pool = ctx.Pool(self.workers, initializer=_worker_init, initargs=(self._stop_event,))
+        self._stop_event.clear()
+        jobs = []
+        for w in range(self.workers):
+            its = None
+            if limits.iterations is not None:
+                its = limits.iterations // self.workers + (1 if w < limits.iterations % self.workers else 0)
+                its = max(its, 1)
+            jobs.append((observation, seat, self.params, its, limits.seconds, worker_seed(seed, w)))
+        outs = self._pool.map(_worker_search, jobs)
+        merged, done, nodes = {}, 0, 0
+        value, root_visits = None, 0
+        for ran, stats, root_value, visits, n_nodes in outs:
+            done += ran
+            nodes += n_nodes
+            if value is None:
+                value = [0.0] * len(root_value)
+            for p, v in enumerate(root_value):
+                value[p] += v * visits
+            root_visits += visits
+            for action, (v, av, rew, sq, pv) in stats.items():
+                m = merged.setdefault(action, [0, 0, [0.0] * len(rew), 0.0, pv, v])
+                m[0] += v
+                m[1] += av
+                m[2] = [a + b for a, b in zip(m[2], rew)]
+                m[3] += sq
+                if v > m[5]:
+                    m[4], m[5] = pv, v
+        value = [v / root_visits for v in value] if root_visits else value
+        stats = {a: m[:5] for a, m in merged.items()}
+        return self._result(stats, value, seat, done, 0.0, nodes, self.workers)
+
+    def _result(self, stats: dict, root_value: list, seat: int, iterations: int,
+                seconds: float, nodes: int, workers: int) -> SearchResult:
+        cands = []
+        for action, (visits, avail, rewards, reward_sq, pv) in stats.items():
+            if visits == 0:
+                continue
+            mean = rewards[seat] / visits
+            var = max(reward_sq / visits - mean * mean, 0.0)
+            half = 1.96 * math.sqrt(var / visits)
+            cands.append(Candidate(action, format_action(action), visits, avail, mean,
+                                   max(0.0, mean - half), min(1.0, mean + half),
+                                   [format_action(a) for a in pv]))
+        if not cands:
+            raise SearchError("the search ran no iteration (stopped before it began)")
+        if self.params.final_move == "visits":
+            cands.sort(key=lambda c: (-c.visits, -c.mean, c.action))
+        else:
+            cands.sort(key=lambda c: (-c.mean, -c.visits, c.action))
+        best = cands[0]
+        return SearchResult(best.action, best.move, cands, root_value, iterations, seconds,
+                            nodes, workers)
+
+
+class ISMCTSAgent(Agent):
+    """An Agent that decides by ISMCTS, keeping its tree between the two actions of a turn."""
+
+    name = "ismcts"
+
+    def __init__(self, seed: int = 0, params: SearchParams = SearchParams(), workers: int = 1,
+                 limits: Limits = Limits(iterations=1000)):
+        self.seed = seed
+        self.params = params
+        self.limits = limits
+        self.search_engine = ISMCTS(params, workers)
+        self.last_result: Optional[SearchResult] = None
+        self._since: Optional[list] = None
+        self._decisions = 0
+
+    def new_game(self, seat: int, observation: dict) -> None:
+        """Start a game as `seat`."""
+        super().new_game(seat, observation)
+        self.search_engine.forget()
+        self._since = None
+        self._decisions = 0
+
+    def apply(self, action: int, observation: dict) -> None:
+        """Note a decision; the kept tree stays valid only within this seat's turn, without draws."""
+        prev = self.observation
+        super().apply(action, observation)
+        if self._since is not None:
+            same_turn = (observation["turn_owner"] == prev["turn_owner"] == self.seat
+                         and observation["phase"] != "over")
+            drew = SWAP_BASE <= action < PASS or action == PASS
+            if same_turn and not drew:
+                self._since.append(action)
+            else:
+                self._since = None
+
+    def choose(self, limits: Optional[Limits] = None) -> int:
+        """Search and return the decision for this seat."""
+        self.check_turn()
+        seed = (self.seed * 1_000_003 + self._decisions) & _MASK64
+        self._decisions += 1
+        result = self.search_engine.search(self.observation, self.seat, limits or self.limits,
+                                           seed=seed, reuse=self._since)
+        self.last_result = result
+        self._since = []
+        return result.best
+
+    def stop(self) -> None:
+        """Stop a running search; choose() then returns its best decision so far."""
+        self.search_engine.stop()
