@@ -188,7 +188,7 @@ def validate_snapshot(snap) -> None:
     for name in ("hands", "swapped", "scores"):
         for p, row in enumerate(_list(snap[name], name, P)):
             for c, v in enumerate(_list(row, f"{name}[{p}]", 4)):
-                _int(v, f"{name}[{p}][{c}]", 0, 153 if name != "hands" else 6)
+                _int(v, f"{name}[{p}][{c}]", 0, 999_999 if name == "scores" else 153 if name == "swapped" else 6)
     for i, v in enumerate(_list(snap["bag"], "bag")):
         _int(v, f"bag[{i}]", 0, 3)
     if len(snap["bag"]) > 153:

@@ -135,10 +135,30 @@ ctypedef struct GameState:
     int8_t end_reason
 
 ctypedef struct EvalParams:
-    float second_weight     # weight of the second-weakest colour in a seat's value
-    float sum_weight        # weight of the total of all colours
-    float scale             # logistic scale of (own value - best opponent's value)
-    float leader_weight     # value of each leader on the board
+    # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
+    # (x = colour scores, treasures on the weakest), plus for every leader on
+    # the board need(colour) * (leader + temple*temples + supporter*supporters
+    # + monument*monuments of its colour in its kingdom + treasure_near for a
+    # trader with a treasure), plus king*max(need) per king and catastrophe
+    # per catastrophe in hand; the reward is the logistic of (own value -
+    # opponents' value) / scale, opponents = opponents_max*best + rest*mean.
+    float tau
+    float min_bonus
+    float leader
+    float king
+    float temple
+    float supporter
+    float monument
+    float treasure_near
+    float catastrophe
+    float opponents_max
+    float scale
+    # when use_fixed_need is set, leaders are weighted by fixed_need (the
+    # needs at the search root, as a one-decision greedy player sees them)
+    # instead of the needs of the evaluated state, so scoring a weak colour
+    # does not devalue the leader that will keep scoring it
+    int use_fixed_need
+    float fixed_need[4][4]
 
 cdef BoardData BOARDS[2]
 
@@ -153,6 +173,8 @@ cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil
+cdef EvalParams eval_params_from(weights)
+cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil
 cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil
 
 cdef class CoreState:

@@ -1430,16 +1430,92 @@ cdef void strength(GameState* s, int p, int* v) noexcept nogil:
                 v[j] = v[j + 1]
                 v[j + 1] = tmp
 
-cdef float seat_value(GameState* s, int p, const EvalParams* ep) noexcept nogil:
-    """A seat's standing: weakest colour with treasures as wild, then the second, the sum."""
-    cdef int v[4]
-    cdef int c, leaders = 0
-    strength(s, p, v)
+cdef inline float colour_utility(int* x, const EvalParams* ep) noexcept nogil:
+    """Concave value of a seat's colour totals (R-END-2 ranks by the weakest)."""
+    cdef float v = 0.0
+    cdef int c, lo = x[0]
     for c in range(4):
-        if s.leader_sq[p][c] >= 0:
-            leaders += 1
-    return (v[0] + ep.second_weight * v[1] + ep.sum_weight * (v[0] + v[1] + v[2] + v[3])
-            + ep.leader_weight * leaders)
+        v += ep.tau * (1.0 - exp(-x[c] / ep.tau))
+        if x[c] < lo:
+            lo = x[c]
+    return v + ep.min_bonus * lo
+
+cdef void colour_values(GameState* s, int p, const EvalParams* ep, float* base, float* need) noexcept nogil:
+    """Write a seat's colour utility and the gain of one more point of each colour."""
+    cdef int x[4]
+    cdef int c, t, lo
+    for c in range(4):
+        x[c] = s.score[p][c]
+    for t in range(s.treasures_taken[p]):
+        lo = 0
+        for c in range(1, 4):
+            if x[c] < x[lo]:
+                lo = c
+        x[lo] += 1
+    base[0] = colour_utility(x, ep)
+    for c in range(4):
+        x[c] += 1
+        need[c] = colour_utility(x, ep) - base[0]
+        x[c] -= 1
+
+cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil:
+    """Freeze the seats' needs at this state for the evaluations that follow."""
+    cdef float base
+    cdef int p
+    for p in range(s.players):
+        colour_values(s, p, ep, &base, ep.fixed_need[p])
+    ep.use_fixed_need = 1
+
+cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept nogil:
+    """Write every seat's positional value: colour utility plus its leaders' prospects."""
+    cdef uint8_t up_count[NSQ][4]
+    cdef uint8_t tre_count[NSQ]
+    cdef float need[MAX_PLAYERS][4]
+    cdef float base, v, max_need
+    cdef BB b
+    cdef int sq, p, c, r, m, t, nmon
+    for p in range(s.players):
+        colour_values(s, p, ep, &base, need[p])
+        if ep.use_fixed_need:
+            for c in range(4):
+                need[p][c] = ep.fixed_need[p][c]
+        vals[p] = base + ep.catastrophe * s.cats_left[p]
+    if not bb_any(s.leaders):
+        return
+    memset(up_count, 0, sizeof(up_count))
+    memset(tre_count, 0, sizeof(tre_count))
+    for c in range(4):
+        b = s.up[c]
+        while bb_any(b):
+            r = uf_find(s, bb_pop(&b))
+            if up_count[r][c] < 255:
+                up_count[r][c] += 1
+    b = s.treasure
+    while bb_any(b):
+        tre_count[uf_find(s, bb_pop(&b))] += 1
+    b = s.leaders
+    while bb_any(b):
+        sq = bb_pop(&b)
+        p = (s.leader_at[sq] - 1) >> 2
+        c = (s.leader_at[sq] - 1) & 3
+        r = uf_find(s, sq)
+        t = bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+        v = ep.leader + ep.temple * (4 if t > 4 else t) + ep.supporter * (12 if up_count[r][c] > 12 else up_count[r][c])
+        nmon = 0
+        for m in range(6):
+            if (s.monument_sq[m] >= 0 and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)
+                    and uf_find(s, s.monument_sq[m]) == r):
+                nmon += 1
+        v += ep.monument * nmon
+        if c == GREEN and tre_count[r] > 0:
+            v += ep.treasure_near
+        vals[p] += need[p][c] * v
+        if c == BLACK:
+            max_need = need[p][0]
+            for m in range(1, 4):
+                if need[p][m] > max_need:
+                    max_need = need[p][m]
+            vals[p] += ep.king * max_need
 
 cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
     """Compare two seats by R-END-2: >0 if p ranks above q, 0 on a full tie."""
@@ -1457,7 +1533,7 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
     """Write a reward in [0, 1] per seat: the final ranking if over, else a heuristic."""
     cdef int p, q, better, tied
     cdef float vals[MAX_PLAYERS]
-    cdef float best
+    cdef float best, mean
     if s.phase == PH_OVER:
         for p in range(s.players):
             better = 0
@@ -1473,14 +1549,17 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
             else:
                 rewards[p] = 0.25 * (s.players - 1 - better) / (s.players - 1)
         return
-    for p in range(s.players):
-        vals[p] = seat_value(s, p, ep)
+    seat_values(s, ep, vals)
     for p in range(s.players):
         best = -1e9
+        mean = 0.0
         for q in range(s.players):
-            if q != p and vals[q] > best:
-                best = vals[q]
-        rewards[p] = 1.0 / (1.0 + exp(-(vals[p] - best) / ep.scale))
+            if q != p:
+                mean += vals[q]
+                if vals[q] > best:
+                    best = vals[q]
+        mean /= (s.players - 1)
+        rewards[p] = 1.0 / (1.0 + exp(-(vals[p] - (ep.opponents_max * best + (1.0 - ep.opponents_max) * mean)) / ep.scale))
 
 cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil:
     """Play ε-greedy decisions: uniform with probability ε, else uniform among the best-scored."""
@@ -1523,14 +1602,30 @@ def _score_actions(CoreState st):
     return {buf[i]: sc[i] for i in range(n)}
 
 
-def _evaluate(CoreState st, float second_weight=0.3, float sum_weight=0.05,
-              float scale=2.0, float leader_weight=0.2):
-    """Return the per-seat rewards the search would give this state."""
+EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
+               "treasure_near", "catastrophe", "opponents_max", "scale")
+
+
+cdef EvalParams eval_params_from(weights):
+    """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
     cdef EvalParams ep
+    (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
+     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale) = weights
+    ep.use_fixed_need = 0
+    return ep
+
+
+def _evaluate(CoreState st, weights):
+    """Return the per-seat rewards the search would give this state (weights in EVAL_FIELDS order)."""
+    cdef EvalParams ep = eval_params_from(weights)
     cdef float r[MAX_PLAYERS]
-    ep.second_weight = second_weight
-    ep.sum_weight = sum_weight
-    ep.scale = scale
-    ep.leader_weight = leader_weight
     evaluate(&st.s, &ep, r)
     return [r[i] for i in range(st.s.players)]
+
+
+def _seat_values(CoreState st, weights):
+    """Return every seat's positional value (weights in EVAL_FIELDS order)."""
+    cdef EvalParams ep = eval_params_from(weights)
+    cdef float v[MAX_PLAYERS]
+    seat_values(&st.s, &ep, v)
+    return [v[i] for i in range(st.s.players)]

@@ -18,7 +18,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER,
                        gen_legal, apply_unchecked, redeal_hidden, score_actions, evaluate,
-                       random_playout, greedy_playout, splitmix64, CoreState)
+                       random_playout, greedy_playout, splitmix64, CoreState,
+                       eval_params_from, fix_needs)
 
 cdef extern from *:
     """
@@ -52,6 +53,8 @@ cdef class Tree:
     cdef MctsParams params
     cdef int stop_flag
     cdef public long iterations_done
+    cdef int32_t root_order[MAX_ACTIONS]
+    cdef int root_n
 
     def __cinit__(self):
         self.cap = 1024
@@ -77,8 +80,7 @@ cdef class Tree:
 
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, double second_weight, double sum_weight,
-                  double scale, double leader_weight):
+                  bint rollout_greedy, eval_weights):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -87,10 +89,7 @@ cdef class Tree:
         self.params.rollout_depth = rollout_depth
         self.params.rollout_epsilon = rollout_epsilon
         self.params.rollout_greedy = 1 if rollout_greedy else 0
-        self.params.eval.second_weight = second_weight
-        self.params.eval.sum_weight = sum_weight
-        self.params.eval.scale = scale
-        self.params.eval.leader_weight = leader_weight
+        self.params.eval = eval_params_from(eval_weights)
 
     def reset(self, CoreState state, int observer, uint64_t seed):
         """Start a new tree searching `state` from `observer`'s point of view."""
@@ -99,6 +98,7 @@ cdef class Tree:
         self.rng = seed
         self.stop_flag = 0
         self._clear()
+        self._root_prior()
 
     def reroot(self, CoreState state, actions, uint64_t seed):
         """Keep the subtree reached by `actions` from the root; return False (and reset) if absent."""
@@ -109,12 +109,14 @@ cdef class Tree:
             if child < 0 or self.nodes[child].visits == 0:
                 self.root_state = state.s
                 self._clear()
+                self._root_prior()
                 return False
             node = child
         self.root = node
         self.nodes[node].parent = -1
         self.root_state = state.s
         self.stop_flag = 0
+        self._root_prior()
         return True
 
     # ------------------------------------------------------------ storage
@@ -179,12 +181,55 @@ cdef class Tree:
 
     # ------------------------------------------------------------ the iteration
 
+    cdef void _root_prior(self) noexcept nogil:
+        """Order the root's decisions by a one-decision look-ahead (evaluation after each).
+
+        The observer's legal decisions are the same in every world, so this
+        ordering is computed once per search; deeper nodes use the cheap prior.
+        """
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int8_t sc[MAX_ACTIONS]
+        cdef double value[MAX_ACTIONS]
+        cdef float rewards[MAX_PLAYERS]
+        cdef GameState child
+        cdef int n, i, j, me = self.root_state.to_act
+        cdef int32_t a
+        cdef double v
+        self.root_n = 0
+        if self.root_state.phase == PH_OVER:
+            return
+        fix_needs(&self.root_state, &self.params.eval)
+        n = gen_legal(&self.root_state, legal)
+        score_actions(&self.root_state, legal, n, sc)
+        for i in range(n):
+            memcpy(&child, &self.root_state, sizeof(GameState))
+            apply_unchecked(&child, legal[i])
+            evaluate(&child, &self.params.eval, rewards)
+            value[i] = rewards[me] + 1e-4 * sc[i]
+        # insertion sort, best first (n <= MAX_ACTIONS, once per search)
+        for i in range(1, n):
+            a = legal[i]
+            v = value[i]
+            j = i - 1
+            while j >= 0 and value[j] < v:
+                value[j + 1] = value[j]
+                legal[j + 1] = legal[j]
+                j -= 1
+            value[j + 1] = v
+            legal[j + 1] = a
+        for i in range(n):
+            self.root_order[i] = legal[i]
+        self.root_n = n
+
     cdef int _order(self, GameState* s, int32_t* legal, int n, int node, int32_t* out) noexcept nogil:
         """Write the legal decisions in prior order (ties rotated per node); return n."""
         cdef int8_t sc[MAX_ACTIONS]
         cdef int count[16]
         cdef int start[16]
         cdef int i, b, k = 0, m, off, j
+        if node == self.root and self.root_n == n:
+            memcpy(out, self.root_order, n * sizeof(int32_t))
+            return n
         score_actions(s, legal, n, sc)
         memset(count, 0, sizeof(count))
         for i in range(n):

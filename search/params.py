@@ -23,14 +23,26 @@ class SearchParams:
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an ε-greedy rollout.
     rollout_epsilon: float = 0.1
-    # Evaluation: a seat's value is weakest colour (treasures as wild) +
-    # second_weight * second weakest + sum_weight * all colours +
-    # leader_weight * leaders on the board; the reward is the logistic of
-    # (own value - best opponent's value) / eval_scale.
-    second_weight: float = 0.3
-    sum_weight: float = 0.05
-    leader_weight: float = 0.2
-    eval_scale: float = 2.0
+    # Evaluation (ext/core.pxd EvalParams): a seat's value is the concave
+    # utility sum tau*(1-exp(-x/tau)) of its colour totals (treasures on the
+    # weakest) + min_bonus * weakest, plus, per leader on the board, the seat's
+    # need for its colour times (leader + temple*temples beside it (<= 4) +
+    # supporter*its colour's tiles in its kingdom (<= 12) + monument*monuments
+    # with its colour there + treasure_near for a trader by a treasure), plus
+    # king*max need per king and catastrophe per catastrophe in hand. The
+    # reward is logistic((own - (opponents_max*best + rest*mean of the
+    # others)) / eval_scale).
+    tau: float = 5.0
+    min_bonus: float = 0.6
+    leader: float = 1.6
+    king: float = 0.5
+    temple: float = 0.3
+    supporter: float = 0.08
+    monument: float = 1.5
+    treasure_near: float = 0.2
+    catastrophe: float = 0.5
+    opponents_max: float = 0.5
+    eval_scale: float = 1.5
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -58,4 +70,10 @@ class SearchParams:
         """Hand the kernel's share of the knobs to an ext.mcts.Tree."""
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.second_weight, self.sum_weight, self.eval_scale, self.leader_weight)
+                       self.eval_weights())
+
+    def eval_weights(self) -> tuple:
+        """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
+        return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
+                self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
+                self.eval_scale)

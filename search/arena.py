@@ -1,0 +1,394 @@
+"""The arena: play agents against each other and measure them.
+
+`play_game` holds the true state and gives each agent only its seat's
+observation (engine.info.observation); an agent that raises or returns an
+illegal decision forfeits: it ranks last, the reason is recorded, and the game
+stops there (the other seats are ranked by the scores so far). `run_match`
+plays a series of seeded games with the seats rotated so every lineup slot
+plays every seat equally often (and every deal is played once per rotation),
+optionally saving each game record (engine.record), and summarises it in a
+`MatchResult`: win share with its 95% Wilson interval, mean rank, and for two
+agents an Elo difference from the pairwise score share.
+
+    python -m search.arena --a greedy --b random --games 100 --players 2
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import engine
+from engine.actions import format_action
+from engine.info import observation
+from engine.record import GameRecorder
+from engine.state import rank_scores
+from search.agent import Agent, Limits
+from search.agents import GreedyAgent, RandomAgent
+
+# name -> factory(seed) -> Agent. The lead adds "ismcts" here.
+AGENTS: dict[str, Callable[[int], Agent]] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+}
+
+Z95 = 1.959963984540054
+
+
+# ---------------------------------------------------------------- statistics
+
+def wilson_interval(share: float, n: int, z: float = Z95) -> tuple:
+    """Return the Wilson score interval (low, high) of a share observed over n trials."""
+    if n <= 0:
+        return (0.0, 1.0)
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(max(0.0, share * (1 - share) / n + z * z / (4 * n * n)))
+    lo = 0.0 if share <= 0.0 else max(0.0, centre - half)
+    hi = 1.0 if share >= 1.0 else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def elo_from_share(share: float) -> float:
+    """Return the Elo difference implied by a score share (0.5 -> 0, 0.75 -> ~191; +-inf at 1, 0)."""
+    if share >= 1.0:
+        return math.inf
+    if share <= 0.0:
+        return -math.inf
+    return -400.0 * math.log10(1.0 / share - 1.0)
+
+
+def derive_seed(seed: int, *parts) -> int:
+    """Return a 63-bit seed derived deterministically from a seed and labels."""
+    text = ":".join(str(x) for x in (seed,) + parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+# ---------------------------------------------------------------- one game
+
+@dataclass
+class GameResult:
+    """The outcome of one game: ranks and scores per seat, forfeits, timing, the record."""
+
+    seed: int
+    players: int
+    board: str
+    names: list                      # agent name per seat
+    ranks: list                      # 0 = best; a forfeiting seat ranks last
+    scores: list                     # [[k, r, b, g, treasures] per seat]
+    end_reason: Optional[str]        # "treasures" | "bag" | "forfeit"
+    decisions: int
+    forfeit: Optional[dict] = None   # {"seat": s, "reason": text} when a seat forfeited
+    think_time: list = field(default_factory=list)   # seconds in choose() per seat
+    choices: list = field(default_factory=list)      # choose() calls per seat
+    record: Optional[str] = None
+
+    def win_share(self, seat: int) -> float:
+        """Return the seat's share of the win: 1 alone first, 1/k in a k-way tie for first, else 0."""
+        if self.ranks[seat] != 0:
+            return 0.0
+        return 1.0 / self.ranks.count(0)
+
+
+def _forfeit_ranks(state, loser: int) -> list:
+    """Rank the other seats by the scores so far, the loser last."""
+    scores = state.scores()
+    others = [s for s in range(state.players) if s != loser]
+    sub = rank_scores([scores[s] for s in others])
+    ranks = [0] * state.players
+    for s, r in zip(others, sub):
+        ranks[s] = r
+    ranks[loser] = state.players - 1
+    return ranks
+
+
+def play_game(agents: list, seed: int, players: int = 2, board: str = "standard",
+              record: bool = True, limits: Limits = Limits(), names: Optional[list] = None) -> GameResult:
+    """Play one game, agents[s] in seat s, each seeing only its observation; return the GameResult."""
+    if len(agents) != players:
+        raise ValueError(f"{len(agents)} agents for {players} players")
+    names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in agents]
+    state = engine.new_game(players, seed, board)
+    rec = GameRecorder(state, seed=seed) if record else None
+    think = [0.0] * players
+    calls = [0] * players
+    decisions = 0
+    forfeit = None
+
+    def lose(seat: int, reason: str):
+        nonlocal forfeit
+        forfeit = {"seat": seat, "reason": reason}
+
+    snap = state.snapshot()
+    for s, ag in enumerate(agents):
+        try:
+            ag.new_game(s, observation(snap, s))
+        except Exception as e:  # noqa: BLE001 - any agent failure forfeits
+            lose(s, f"new_game raised {type(e).__name__}: {e}")
+            break
+    while forfeit is None and not state.is_terminal():
+        seat = state.to_act
+        t0 = time.perf_counter()
+        try:
+            action = agents[seat].choose(limits)
+        except Exception as e:  # noqa: BLE001
+            think[seat] += time.perf_counter() - t0
+            calls[seat] += 1
+            tb = traceback.extract_tb(e.__traceback__)
+            where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
+            lose(seat, f"choose raised {type(e).__name__}: {e}{where}")
+            break
+        think[seat] += time.perf_counter() - t0
+        calls[seat] += 1
+        legal = state.legal_actions()
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            try:
+                text = format_action(action)
+            except Exception:  # noqa: BLE001 - not even an action
+                text = repr(action)
+            lose(seat, f"illegal decision {text!r} ({action!r}) in phase {state.phase}")
+            break
+        if rec is not None:
+            rec.apply(action)
+        else:
+            state.apply(action)
+        decisions += 1
+        snap = state.snapshot()
+        for s, ag in enumerate(agents):
+            try:
+                ag.apply(action, observation(snap, s))
+            except Exception as e:  # noqa: BLE001
+                lose(s, f"apply raised {type(e).__name__}: {e}")
+                break
+    if forfeit is not None:
+        ranks = _forfeit_ranks(state, forfeit["seat"])
+        end_reason = "forfeit"
+    else:
+        ranks = state.result()
+        end_reason = state.snapshot()["end_reason"]
+    text = None
+    if rec is not None:
+        text = rec.text()
+        if forfeit is not None:
+            text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {forfeit['reason']}\n"
+    return GameResult(seed=seed, players=players, board=board, names=names, ranks=ranks,
+                      scores=state.scores(), end_reason=end_reason, decisions=decisions,
+                      forfeit=forfeit, think_time=think, choices=calls, record=text)
+
+
+# ---------------------------------------------------------------- a match
+
+@dataclass
+class AgentStats:
+    """One agent name's summary over a match (per seat it occupied)."""
+
+    name: str
+    games: int = 0             # seats occupied (one per game per lineup slot)
+    wins: float = 0.0          # sum of win shares
+    rank_sum: int = 0
+    forfeits: int = 0
+    think_time: float = 0.0
+    choices: int = 0
+
+    @property
+    def win_share(self) -> float:
+        """Return the mean win share."""
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def win_interval(self) -> tuple:
+        """Return the 95% Wilson interval of the win share."""
+        return wilson_interval(self.win_share, self.games)
+
+    @property
+    def mean_rank(self) -> float:
+        """Return the mean rank (0 = first)."""
+        return self.rank_sum / self.games if self.games else 0.0
+
+    @property
+    def ms_per_decision(self) -> float:
+        """Return the mean milliseconds per choose() call."""
+        return 1000.0 * self.think_time / self.choices if self.choices else 0.0
+
+
+@dataclass
+class MatchResult:
+    """A series of games: per-agent statistics, the Elo difference for two agents, the games."""
+
+    players: int
+    board: str
+    seed: int
+    lineup: list
+    games: list                          # GameResult per game
+    stats: dict                          # name -> AgentStats
+
+    def pair_score(self, a: str, b: str) -> tuple:
+        """Return (score share of a against b, pairings): per game, each a-seat vs each b-seat scores 1/0.5/0."""
+        total, n_games = 0.0, 0
+        for g in self.games:
+            sa = [s for s, nm in enumerate(g.names) if nm == a]
+            sb = [s for s, nm in enumerate(g.names) if nm == b]
+            if not sa or not sb:
+                continue
+            pts = 0.0
+            for i in sa:
+                for j in sb:
+                    pts += 1.0 if g.ranks[i] < g.ranks[j] else 0.5 if g.ranks[i] == g.ranks[j] else 0.0
+            total += pts / (len(sa) * len(sb))
+            n_games += 1
+        return (total / n_games if n_games else 0.5), n_games
+
+    def elo(self, a: Optional[str] = None, b: Optional[str] = None) -> tuple:
+        """Return (Elo of a minus b, low, high) from the pairwise score share with its 95% interval."""
+        names = list(self.stats)
+        if a is None or b is None:
+            if len(names) != 2:
+                raise ValueError("name the two agents: the match has " + ", ".join(names))
+            a, b = names
+        share, n = self.pair_score(a, b)
+        lo, hi = wilson_interval(share, n)
+        return elo_from_share(share), elo_from_share(lo), elo_from_share(hi)
+
+    def table(self) -> str:
+        """Return the match summary as a text table."""
+        n = len(self.games)
+        out = [f"{n} games, {self.players} players, {self.board} board, seed {self.seed}, "
+               f"lineup {' '.join(self.lineup)}"]
+        out.append(f"{'agent':<12}{'seats':>6}{'win share':>11}{'95% interval':>17}"
+                   f"{'mean rank':>11}{'forfeits':>10}{'ms/dec':>9}")
+        for st in self.stats.values():
+            lo, hi = st.win_interval
+            out.append(f"{st.name:<12}{st.games:>6}{st.win_share:>11.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
+                       f"{st.mean_rank:>11.2f}{st.forfeits:>10}{st.ms_per_decision:>9.1f}")
+        if len(self.stats) == 2:
+            a, b = list(self.stats)
+            share, _ = self.pair_score(a, b)
+            e, lo, hi = self.elo(a, b)
+            out.append(f"Elo {a} - {b}: {_fmt_elo(e)}  95% [{_fmt_elo(lo)}, {_fmt_elo(hi)}]  "
+                       f"(pairwise score share {share:.3f})")
+        reasons = [(g.names[g.forfeit['seat']], g.forfeit["reason"]) for g in self.games if g.forfeit]
+        for name, why in reasons[:5]:
+            out.append(f"forfeit {name}: {why}")
+        return "\n".join(out)
+
+
+def _fmt_elo(x: float) -> str:
+    return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def default_lineup(names: list, players: int) -> list:
+    """Return the seat lineup: all names if they fill the seats, else the first against the rest."""
+    if len(names) == players:
+        return list(names)
+    if len(names) == 2:
+        return [names[0]] + [names[1]] * (players - 1)
+    if len(names) == 1:
+        return list(names) * players
+    if len(names) > players:
+        raise ValueError(f"{len(names)} agents do not fit {players} seats")
+    return [names[i % len(names)] for i in range(players)]
+
+
+def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0,
+              board: str = "standard", limits: Limits = Limits(), record_dir: Optional[str] = None,
+              progress: Optional[Callable] = None, lineup: Optional[list] = None) -> MatchResult:
+    """Play `games` games with seats rotated; return the MatchResult.
+
+    `agent_factories`: name -> callable(seed) -> Agent. `lineup`: agent name
+    per slot (default: default_lineup). Game i deals from a seed derived from
+    (seed, i // players) and seats slot k at seat (k + i) % players, so each
+    deal is played under every rotation (when `games` is a multiple of
+    `players`) and every slot plays every seat equally often. `progress` is
+    called as progress(i, game_result) after each game.
+    """
+    names = list(agent_factories)
+    lineup = list(lineup) if lineup is not None else default_lineup(names, players)
+    if len(lineup) != players:
+        raise ValueError(f"lineup has {len(lineup)} slots for {players} players")
+    for nm in lineup:
+        if nm not in agent_factories:
+            raise ValueError(f"lineup names unknown agent {nm!r}")
+    if record_dir:
+        os.makedirs(record_dir, exist_ok=True)
+    stats = {nm: AgentStats(nm) for nm in names if nm in lineup}
+    results = []
+    for i in range(games):
+        deal = derive_seed(seed, "deal", i // players) % (1 << 62)
+        rot = i % players
+        seat_names = [lineup[(s - rot) % players] for s in range(players)]
+        agents = [agent_factories[nm](derive_seed(seed, "agent", i, s)) for s, nm in enumerate(seat_names)]
+        g = play_game(agents, deal, players, board, record=record_dir is not None,
+                      limits=limits, names=seat_names)
+        results.append(g)
+        for s, nm in enumerate(seat_names):
+            st = stats[nm]
+            st.games += 1
+            st.wins += g.win_share(s)
+            st.rank_sum += g.ranks[s]
+            st.think_time += g.think_time[s]
+            st.choices += g.choices[s]
+            if g.forfeit and g.forfeit["seat"] == s:
+                st.forfeits += 1
+        if record_dir:
+            fname = f"game{i:04d}-" + "-".join(seat_names) + ".txt"
+            with open(os.path.join(record_dir, fname), "w") as f:
+                f.write(g.record)
+        if progress is not None:
+            progress(i, g)
+    return MatchResult(players=players, board=board, seed=seed, lineup=lineup, games=results, stats=stats)
+
+
+# ---------------------------------------------------------------- command line
+
+def main(argv=None) -> int:
+    """Run a match from the command line and print its table."""
+    ap = argparse.ArgumentParser(prog="python -m search.arena", description=__doc__.splitlines()[0])
+    ap.add_argument("--a", default="greedy", help=f"first agent ({', '.join(AGENTS)})")
+    ap.add_argument("--b", default="random", help="second agent")
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--board", default="standard", choices=("standard", "advanced"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lineup", help="comma-separated agent per slot, e.g. a,b,b (default: a then b)")
+    ap.add_argument("--iterations", type=int, help="Limits.iterations per decision")
+    ap.add_argument("--seconds", type=float, help="Limits.seconds per decision")
+    ap.add_argument("--record-dir", help="save every game record here")
+    ap.add_argument("--quiet", action="store_true", help="no per-game progress lines")
+    args = ap.parse_args(argv)
+    for nm in (args.a, args.b):
+        if nm not in AGENTS:
+            ap.error(f"unknown agent {nm!r}; known: {', '.join(AGENTS)}")
+    if args.a == args.b:
+        ap.error("the two agents must differ (use --lineup for self-play seat tests)")
+    factories = {args.a: AGENTS[args.a], args.b: AGENTS[args.b]}
+    lineup = None
+    if args.lineup:
+        alias = {"a": args.a, "b": args.b}
+        lineup = [alias.get(x.strip(), x.strip()) for x in args.lineup.split(",")]
+    limits = Limits(iterations=args.iterations, seconds=args.seconds)
+    t0 = time.time()
+
+    def progress(i, g):
+        if not args.quiet:
+            who = " ".join(f"{nm}:{r}" for nm, r in zip(g.names, g.ranks))
+            extra = f" forfeit seat {g.forfeit['seat']}: {g.forfeit['reason']}" if g.forfeit else ""
+            print(f"game {i + 1}/{args.games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
+                  f"{time.time() - t0:.0f}s){extra}", flush=True)
+
+    try:
+        res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
+                        record_dir=args.record_dir, progress=progress, lineup=lineup)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(res.table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

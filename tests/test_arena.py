@@ -1,0 +1,208 @@
+"""The arena (search/arena.py): observations only, forfeits, seat rotation, statistics, determinism."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections import Counter
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:          # `search` is not in the installed packages (pyproject)
+    sys.path.insert(0, ROOT)
+
+import engine  # noqa: E402
+from engine.record import replay_record  # noqa: E402
+from search import arena  # noqa: E402
+from search.agent import Agent, Limits  # noqa: E402
+from search.agents import GreedyAgent, RandomAgent  # noqa: E402
+from search.arena import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
+                          wilson_interval)
+
+
+class FirstLegal(RandomAgent):
+    """Always the lowest legal decision (cheap and deterministic)."""
+
+    name = "first"
+
+    def choose(self, limits: Limits = Limits()) -> int:
+        self.check_turn()
+        w = engine.State.from_snapshot(engine.info.determinize(self.observation, self.seat, self.rng))
+        return w.legal_actions()[0]
+
+
+class Raiser(RandomAgent):
+    """Raises on its 5th decision."""
+
+    name = "raiser"
+
+    def choose(self, limits: Limits = Limits()) -> int:
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == 5:
+            raise RuntimeError("boom")
+        return super().choose(limits)
+
+
+class Cheater(RandomAgent):
+    """Returns an illegal decision on its 3rd call (a war choice in the action phase, else a tile)."""
+
+    name = "cheater"
+
+    def choose(self, limits: Limits = Limits()) -> int:
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == 3:
+            return 4000 if self.observation["phase"] == "action" else 1
+        return super().choose(limits)
+
+
+class Spy(RandomAgent):
+    """Checks that it is only ever shown its own observation, and counts what it is told."""
+
+    name = "spy"
+
+    def new_game(self, seat, observation):
+        super().new_game(seat, observation)
+        self.applied = 0
+        self._check(observation)
+
+    def apply(self, action, observation):
+        super().apply(action, observation)
+        self.applied += 1
+        self._check(observation)
+
+    def _check(self, obs):
+        assert obs["hands"] is None and obs["bag"] is None and obs["swapped"] is None
+        assert obs["seat"] == self.seat and sum(obs["hand"]) == obs["hand_sizes"][self.seat]
+
+
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(0.5, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    lo, hi = wilson_interval(0.0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(1.0, 10)
+    assert hi == 1.0 and lo == pytest.approx(0.7225, abs=1e-4)
+    lo, hi = wilson_interval(0.8, 50)
+    assert lo == pytest.approx(0.6696, abs=1e-3) and hi == pytest.approx(0.8876, abs=1e-3)
+    assert wilson_interval(0.3, 0) == (0.0, 1.0)
+
+
+def test_elo_known_values():
+    assert elo_from_share(0.5) == 0.0
+    assert elo_from_share(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_from_share(0.25) == pytest.approx(-190.85, abs=0.01)
+    assert elo_from_share(10 / 11) == pytest.approx(400.0)
+    assert elo_from_share(1.0) == math.inf and elo_from_share(0.0) == -math.inf
+
+
+def test_match_elo_from_results():
+    """A 3-1 record in four games: share 0.75, Elo ~ +191, the interval from Wilson."""
+    res = arena.MatchResult(players=2, board="standard", seed=0, lineup=["a", "b"], games=[], stats={})
+    for i, ranks in enumerate([[0, 1], [0, 1], [1, 0], [0, 1]]):
+        names = ["a", "b"] if i % 2 == 0 else ["b", "a"]
+        ranks = ranks if i % 2 == 0 else ranks[::-1]
+        res.games.append(arena.GameResult(seed=i, players=2, board="standard", names=names, ranks=ranks,
+                                          scores=[[0] * 5] * 2, end_reason="bag", decisions=0))
+    res.stats = {"a": arena.AgentStats("a"), "b": arena.AgentStats("b")}
+    assert res.pair_score("a", "b") == (0.75, 4)
+    e, lo, hi = res.elo()
+    assert e == pytest.approx(190.85, abs=0.01)
+    wl, wh = wilson_interval(0.75, 4)
+    assert lo == pytest.approx(elo_from_share(wl)) and hi == pytest.approx(elo_from_share(wh))
+
+
+def test_play_game_gives_only_observations():
+    spies = [Spy(1), Spy(2), Spy(3)]
+    g = play_game(spies, seed=4, players=3, board="advanced")
+    assert g.forfeit is None and g.end_reason in ("bag", "treasures")
+    assert all(sp.applied == g.decisions for sp in spies)
+    assert sorted(g.ranks)[0] == 0 and sum(g.choices) == g.decisions
+
+
+def test_record_replays_to_the_result():
+    g = play_game([GreedyAgent(1), RandomAgent(2)], seed=9, players=2)
+    state, actions = replay_record(g.record, engine.new_game, engine.State.from_snapshot)
+    assert len(actions) == g.decisions and state.result() == g.ranks and state.scores() == g.scores
+
+
+@pytest.mark.parametrize("bad", [Raiser, Cheater])
+def test_a_failing_agent_forfeits_and_ranks_last(bad):
+    for players in (2, 3):
+        agents = [RandomAgent(0) for _ in range(players)]
+        agents[1] = bad(0)
+        g = play_game(agents, seed=3, players=players)
+        assert g.end_reason == "forfeit" and g.forfeit["seat"] == 1
+        assert g.ranks[1] == players - 1 and min(g.ranks) == 0
+        want = "RuntimeError: boom" if bad is Raiser else "illegal decision"
+        assert want in g.forfeit["reason"]
+        assert "forfeit" in g.record
+
+
+def test_match_goes_on_after_forfeits():
+    res = run_match({"raiser": Raiser, "random": RandomAgent}, games=4, players=2, seed=1)
+    assert len(res.games) == 4
+    assert res.stats["raiser"].forfeits == 4 and res.stats["raiser"].win_share == 0.0
+    assert res.stats["random"].win_share == 1.0
+    assert "forfeit raiser" in res.table()
+
+
+def test_seat_rotation_two_players():
+    res = run_match({"a": FirstLegal, "b": RandomAgent}, games=6, players=2, seed=7)
+    seats = Counter((nm, s) for g in res.games for s, nm in enumerate(g.names))
+    assert seats == {("a", 0): 3, ("a", 1): 3, ("b", 0): 3, ("b", 1): 3}
+    # each deal is played under both rotations
+    assert res.games[0].seed == res.games[1].seed != res.games[2].seed
+    assert res.stats["a"].games == res.stats["b"].games == 6
+
+
+def test_seat_rotation_one_against_three():
+    res = run_match({"x": FirstLegal, "r": RandomAgent}, games=8, players=4, seed=2,
+                    lineup=["x", "r", "r", "r"])
+    seats = Counter((nm, s) for g in res.games for s, nm in enumerate(g.names))
+    for s in range(4):
+        assert seats[("x", s)] == 2 and seats[("r", s)] == 6
+    assert all(g.names.count("x") == 1 for g in res.games)
+    assert res.stats["x"].games == 8 and res.stats["r"].games == 24
+    total = res.stats["x"].wins + res.stats["r"].wins
+    assert total == pytest.approx(8.0)                      # win shares add up to one per game
+    share, n = res.pair_score("x", "r")
+    assert n == 8 and 0.0 <= share <= 1.0
+    assert "Elo x - r" in res.table()
+
+
+def test_default_lineup():
+    assert arena.default_lineup(["a", "b"], 2) == ["a", "b"]
+    assert arena.default_lineup(["a", "b"], 4) == ["a", "b", "b", "b"]
+    assert arena.default_lineup(["a", "b", "c"], 3) == ["a", "b", "c"]
+    with pytest.raises(ValueError):
+        run_match({"a": RandomAgent}, games=1, players=2, lineup=["a", "zz"])
+
+
+def test_same_seed_same_match(tmp_path):
+    facs = {"greedy": GreedyAgent, "random": RandomAgent}
+    r1 = run_match(facs, games=2, players=2, seed=42, record_dir=str(tmp_path / "one"))
+    r2 = run_match(facs, games=2, players=2, seed=42, record_dir=str(tmp_path / "two"))
+    r3 = run_match(facs, games=2, players=2, seed=43)
+    assert [g.ranks for g in r1.games] == [g.ranks for g in r2.games]
+    assert [g.scores for g in r1.games] == [g.scores for g in r2.games]
+    assert [g.scores for g in r1.games] != [g.scores for g in r3.games]
+    files = sorted(os.listdir(tmp_path / "one"))
+    assert len(files) == 2 and files == sorted(os.listdir(tmp_path / "two"))
+    for f in files:
+        assert (tmp_path / "one" / f).read_text() == (tmp_path / "two" / f).read_text()
+
+
+def test_derive_seed_is_stable_and_spread():
+    assert derive_seed(1, "deal", 0) == derive_seed(1, "deal", 0)
+    assert len({derive_seed(1, "deal", i) for i in range(100)}) == 100
+    assert 0 <= derive_seed(2**70, "x") < 2**63
+
+
+def test_registry_and_main(capsys):
+    assert {"random", "greedy"} <= set(arena.AGENTS)
+    assert arena.main(["--a", "random", "--b", "greedy", "--games", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "win share" in out and "Elo random - greedy" in out
+    with pytest.raises(SystemExit):
+        arena.main(["--a", "nope", "--b", "random", "--games", "1"])
