@@ -1,0 +1,71 @@
+"""Print the search benchmark: ISMCTS iterations/s, worker scaling, node memory, Python baseline.
+
+    python bench/search_bench.py [--iterations N] [--baseline N]
+
+Fixed mid-game positions (2 and 4 players, standard board, seeded random play
+to decision 60); default SearchParams; one run, medians of 3 repetitions.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import time
+
+import engine
+from bench.python_ismcts import search as python_search
+from ext.mcts import Tree
+from search.agent import Limits
+from search.ismcts import ISMCTS
+from search.params import SearchParams
+
+
+def position(players: int, seed: int = 3, decisions: int = 60):
+    """Return the fixed mid-game position used by the benchmark."""
+    s = engine.new_game(players, seed)
+    rng = random.Random(seed)
+    n = 0
+    while n < decisions or s.phase != "action":
+        s.apply(rng.choice(s.legal_actions()))
+        n += 1
+    return s
+
+
+def rate(searcher, obs, seat, iterations: int, reps: int = 3) -> float:
+    """Median iterations per second over repetitions."""
+    rates = []
+    for k in range(reps):
+        r = searcher.search(obs, seat, Limits(iterations=iterations), seed=k)
+        rates.append(r.iterations / r.seconds)
+    return statistics.median(rates)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iterations", type=int, default=20000)
+    ap.add_argument("--baseline", type=int, default=60)
+    args = ap.parse_args()
+    print(f"machine: {platform.machine()} python {platform.python_version()}; params: {SearchParams()}")
+    print("\n| players | figure | value |\n|---|---|---:|")
+    for players in (2, 4):
+        s = position(players)
+        seat = s.to_act
+        obs = s.observation(seat)
+        one = rate(ISMCTS(), obs, seat, args.iterations)
+        two_searcher = ISMCTS(workers=2)
+        two_searcher.search(obs, seat, Limits(iterations=200), seed=0)   # start the pool
+        two = rate(two_searcher, obs, seat, args.iterations)
+        two_searcher.close()
+        t0 = time.perf_counter()
+        python_search(obs, seat, args.baseline, seed=1)
+        py = args.baseline / (time.perf_counter() - t0)
+        print(f"| {players} | ISMCTS iterations/s, 1 worker | {one:,.0f} |")
+        print(f"| {players} | ISMCTS iterations/s, 2 workers | {two:,.0f} ({two / one:.2f}×) |")
+        print(f"| {players} | plain-Python ISMCTS on the reference, iterations/s | {py:,.1f} |")
+        print(f"| {players} | speed-up over the Python loop | {one / py:,.0f}× |")
+    print(f"| - | memory per tree node (node + hash slots at ≤ 50% load) | {Tree.node_size()} bytes |")
+
+
+if __name__ == "__main__":
+    main()

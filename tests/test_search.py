@@ -1,0 +1,168 @@
+"""ISMCTS: reproducibility, never peeking, limits and stop, analysis output, bad input."""
+import random
+import threading
+import time
+
+import pytest
+
+import engine
+from engine.info import determinize, observation
+from search.agent import Limits, SearchError
+from search.ismcts import ISMCTS, ISMCTSAgent
+from search.params import SearchParams
+
+
+def midgame(players=2, seed=3, decisions=60, phase="action"):
+    """Return a seeded random position with `phase` to decide (trying later seeds if needed)."""
+    for game in range(seed, seed + 50):
+        s = engine.new_game(players, game)
+        rng = random.Random(game)
+        n = 0
+        while not s.is_terminal():
+            if n >= decisions and s.phase == phase:
+                return s
+            s.apply(rng.choice(s.legal_actions()))
+            n += 1
+    raise AssertionError(f"no {phase} position in 50 seeded games")
+
+
+def stats(result):
+    return [(c.action, c.visits, c.availability, round(c.mean, 12)) for c in result.candidates]
+
+
+def test_same_seed_and_iterations_give_the_same_search():
+    s = midgame()
+    obs = s.observation(s.to_act)
+    a = ISMCTS().search(obs, s.to_act, Limits(iterations=400), seed=9)
+    b = ISMCTS().search(obs, s.to_act, Limits(iterations=400), seed=9)
+    assert a.best == b.best and stats(a) == stats(b)
+    assert a.iterations == 400 and sum(c.visits for c in a.candidates) == 400
+    c = ISMCTS().search(obs, s.to_act, Limits(iterations=400), seed=10)
+    assert stats(c) != stats(a)
+
+
+def test_workers_are_reproducible_and_merge_their_roots():
+    s = midgame(players=3, seed=4)
+    obs = s.observation(s.to_act)
+    m1, m2 = ISMCTS(workers=2), ISMCTS(workers=2)
+    try:
+        a = m1.search(obs, s.to_act, Limits(iterations=600), seed=5)
+        b = m2.search(obs, s.to_act, Limits(iterations=600), seed=5)
+    finally:
+        m1.close()
+        m2.close()
+    assert a.workers == 2 and a.iterations == 600
+    assert a.best == b.best and stats(a) == stats(b)
+    assert sum(c.visits for c in a.candidates) == 600
+
+
+def test_search_never_peeks_at_hidden_tiles():
+    s = midgame(players=3, seed=8)
+    seat = s.to_act
+    obs = s.observation(seat)
+    # two worlds that differ only in what `seat` cannot see
+    w1 = engine.State.from_snapshot(determinize(obs, seat, random.Random(1)))
+    w2 = engine.State.from_snapshot(determinize(obs, seat, random.Random(2)))
+    assert w1.snapshot()["hands"] != w2.snapshot()["hands"] or w1.snapshot()["bag"] != w2.snapshot()["bag"]
+    o1, o2 = w1.observation(seat), w2.observation(seat)
+    assert o1 == o2
+    r1 = ISMCTS().search(o1, seat, Limits(iterations=300), seed=4)
+    r2 = ISMCTS().search(o2, seat, Limits(iterations=300), seed=4)
+    assert stats(r1) == stats(r2) and r1.root_value == r2.root_value
+
+
+def test_search_takes_an_observation_not_a_state():
+    s = midgame()
+    with pytest.raises(SearchError, match="observation"):
+        ISMCTS().search(s.snapshot(), s.to_act, Limits(iterations=10))
+
+
+def test_search_refuses_a_finished_game_and_the_wrong_seat():
+    s = engine.new_game(2, 1)
+    obs = s.observation(1 - s.to_act)
+    with pytest.raises(SearchError, match="to act"):
+        ISMCTS().search(obs, 1 - s.to_act, Limits(iterations=10))
+    s.random_playout(3)
+    with pytest.raises(SearchError, match="over"):
+        ISMCTS().search(s.observation(0), 0, Limits(iterations=10))
+
+
+def test_search_refuses_an_inconsistent_observation():
+    s = midgame()
+    obs = s.observation(s.to_act)
+    obs["unseen"] = [c + 5 for c in obs["unseen"]]       # more tiles than exist
+    with pytest.raises(SearchError, match="inconsistent"):
+        ISMCTS().search(obs, s.to_act, Limits(iterations=10))
+
+
+def test_search_needs_a_limit():
+    s = midgame()
+    with pytest.raises(SearchError):
+        ISMCTS().search(s.observation(s.to_act), s.to_act, Limits())
+    with pytest.raises(SearchError):
+        Limits(iterations=0)
+
+
+def test_time_limit_and_stop_from_another_thread():
+    s = midgame()
+    obs = s.observation(s.to_act)
+    m = ISMCTS()
+    t0 = time.perf_counter()
+    r = m.search(obs, s.to_act, Limits(seconds=0.2), seed=1)
+    assert r.iterations > 0 and time.perf_counter() - t0 < 5
+    out = {}
+    th = threading.Thread(target=lambda: out.setdefault("r", m.search(obs, s.to_act, Limits(seconds=60), seed=2)))
+    th.start()
+    time.sleep(0.3)
+    m.stop()
+    th.join(10)
+    assert not th.is_alive() and out["r"].iterations > 0
+    assert out["r"].best in s.legal_actions()
+
+
+def test_analysis_reports_candidates_values_and_principal_variation():
+    s = midgame(players=4, seed=6)
+    seat = s.to_act
+    r = ISMCTS().search(s.observation(seat), seat, Limits(iterations=800), seed=3)
+    legal = set(s.legal_actions())
+    assert r.best == r.candidates[0].action and r.best_move == engine.format_action(r.best)
+    assert len(r.root_value) == 4 and all(0 <= v <= 1 for v in r.root_value)
+    visits = [c.visits for c in r.candidates]
+    assert visits == sorted(visits, reverse=True)
+    for c in r.candidates:
+        assert c.action in legal
+        assert 0 <= c.low <= c.mean <= c.high <= 1
+        assert c.availability >= c.visits
+    assert r.candidates[0].pv, "the most visited move has a principal variation"
+    assert r.nodes > 1
+
+
+@pytest.mark.parametrize("phase", ["revolt_attack", "revolt_defend", "war_attack", "war_defend",
+                                   "treasure", "monument"])
+def test_search_decides_in_every_kind_of_phase(phase):
+    s = midgame(players=3, seed=2, decisions=0, phase=phase)
+    seat = s.to_act
+    r = ISMCTS().search(s.observation(seat), seat, Limits(iterations=200), seed=1)
+    assert r.best in s.legal_actions()
+
+
+def test_agent_reuses_its_tree_between_the_two_actions_of_a_turn():
+    s = engine.new_game(2, 5)
+    seat = s.to_act
+    agent = ISMCTSAgent(seed=1, limits=Limits(iterations=300))
+    agent.new_game(seat, s.observation(seat))
+    a = agent.choose()
+    s.apply(a)
+    agent.apply(a, s.observation(seat))
+    if s.to_act == seat and s.phase == "action" and not engine.format_action(a).startswith("swap"):
+        nodes_before = agent.search_engine._tree.node_count
+        agent.choose()
+        assert agent.search_engine._tree.node_count > nodes_before > 1
+        assert agent.last_result.iterations == 300
+
+
+def test_params_reject_unknown_or_bad_values():
+    with pytest.raises(SearchError):
+        SearchParams().with_changes(explore=1.0)
+    with pytest.raises(SearchError):
+        SearchParams(rollout_policy="clever")
