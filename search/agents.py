@@ -234,6 +234,16 @@ class GreedyAgent(Agent):
 
     # --- entry point
 
+    def new_game(self, seat: int, observation: dict) -> None:
+        """Start a game as `seat` (and reset the count of passes in a row)."""
+        super().new_game(seat, observation)
+        self.passes = 0
+
+    def apply(self, action: int, observation: dict) -> None:
+        """Take note of a decision; count passes in a row (to break a stall)."""
+        super().apply(action, observation)
+        self.passes = self.passes + 1 if action == A.PASS else 0
+
     def choose(self, limits: Limits = Limits()) -> int:
         """Return the decision whose result evaluates best for this seat."""
         self.check_turn()
@@ -387,6 +397,7 @@ class GreedyAgent(Agent):
         own = snap["leaders"][me]
         lsq = self._leader_squares(snap)
         best, best_v = A.PASS, -math.inf
+        moving, moving_v = None, -math.inf      # the best tile placement (it draws: progress)
         swaps = []
         useful = [False] * 4
         root = _Board(snap)
@@ -410,6 +421,8 @@ class GreedyAgent(Agent):
                 v += self.rng.random() * 1e-9
                 if v > best_v:
                     best, best_v = a, v
+                if v > moving_v:
+                    moving, moving_v = a, v
                 continue
             if A.CAT_BASE <= a < A.SWAP_BASE:
                 sq = a - A.CAT_BASE
@@ -423,10 +436,19 @@ class GreedyAgent(Agent):
                 useful[a // SQUARES] = True
             if v > best_v:
                 best, best_v = a, v
-        if swaps and best_v < here + 0.05 and snap["bag"] is not None:
+            if a < A.LEADER_BASE and v > moving_v:
+                moving, moving_v = a, v
+        if swaps and best_v < here + 0.05:
             sw = self._swap_choice(snap, useful, swaps)
             if sw is not None:
                 return sw
+        if best == A.PASS and getattr(self, "passes", 0) >= self.players:
+            # everyone passed a full round: passing on could go on for ever (a full hand draws
+            # nothing, so neither end condition comes nearer); make progress instead
+            if moving is not None:
+                return moving
+            if swaps:
+                return swaps[0]
         return best
 
     def _leader_squares(self, snap: dict) -> set:

@@ -81,7 +81,7 @@ class GameResult:
     names: list                      # agent name per seat
     ranks: list                      # 0 = best; a forfeiting seat ranks last
     scores: list                     # [[k, r, b, g, treasures] per seat]
-    end_reason: Optional[str]        # "treasures" | "bag" | "forfeit"
+    end_reason: Optional[str]        # "treasures" | "bag" | "forfeit" | "cap" (stalled, adjudicated)
     decisions: int
     forfeit: Optional[dict] = None   # {"seat": s, "reason": text} when a seat forfeited
     think_time: list = field(default_factory=list)   # seconds in choose() per seat
@@ -107,9 +107,18 @@ def _forfeit_ranks(state, loser: int) -> list:
     return ranks
 
 
+MAX_DECISIONS = 3000   # a game this long is stalled (passing for ever is legal): adjudicate it
+
+
 def play_game(agents: list, seed: int, players: int = 2, board: str = "standard",
-              record: bool = True, limits: Limits = Limits(), names: Optional[list] = None) -> GameResult:
-    """Play one game, agents[s] in seat s, each seeing only its observation; return the GameResult."""
+              record: bool = True, limits: Limits = Limits(), names: Optional[list] = None,
+              max_decisions: int = MAX_DECISIONS) -> GameResult:
+    """Play one game, agents[s] in seat s, each seeing only its observation; return the GameResult.
+
+    The rules let every seat pass for ever (a full hand draws nothing, so
+    neither end condition comes nearer): after `max_decisions` decisions the
+    game stops and is ranked on the scores so far, end_reason "cap".
+    """
     if len(agents) != players:
         raise ValueError(f"{len(agents)} agents for {players} players")
     names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in agents]
@@ -131,7 +140,7 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
         except Exception as e:  # noqa: BLE001 - any agent failure forfeits
             lose(s, f"new_game raised {type(e).__name__}: {e}")
             break
-    while forfeit is None and not state.is_terminal():
+    while forfeit is None and not state.is_terminal() and decisions < max_decisions:
         seat = state.to_act
         t0 = time.perf_counter()
         try:
@@ -168,12 +177,17 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
     if forfeit is not None:
         ranks = _forfeit_ranks(state, forfeit["seat"])
         end_reason = "forfeit"
+    elif not state.is_terminal():
+        ranks = rank_scores(state.scores())
+        end_reason = "cap"
     else:
         ranks = state.result()
         end_reason = state.snapshot()["end_reason"]
     text = None
     if rec is not None:
         text = rec.text()
+        if end_reason == "cap":
+            text += f"# stopped after {decisions} decisions: ranked on the scores so far\n"
         if forfeit is not None:
             text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {forfeit['reason']}\n"
     return GameResult(seed=seed, players=players, board=board, names=names, ranks=ranks,

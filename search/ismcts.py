@@ -363,7 +363,9 @@ class ISMCTSAgent(Agent):
         self.check_turn()
         seed = (self.seed * 1_000_003 + self._decisions) & _MASK64
         self._decisions += 1
-        result = self.search_engine.search(self.observation, self.seat, limits or self.limits,
+        if limits is None or (limits.iterations is None and limits.seconds is None):
+            limits = self.limits
+        result = self.search_engine.search(self.observation, self.seat, limits,
                                            seed=seed, reuse=self._since)
         self.last_result = result
         self._since = []

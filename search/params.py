@@ -18,7 +18,7 @@ class SearchParams:
     widen_coef: float = 1.0
     widen_exponent: float = 0.5
     # Decisions played in a rollout before the heuristic evaluation.
-    rollout_depth: int = 10
+    rollout_depth: int = 3
     # Rollout policy: "greedy" (ε-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an ε-greedy rollout.

@@ -9,7 +9,7 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:          # `search` is not in the installed packages (pyproject)
+if ROOT not in sys.path:          # import `search` from this checkout even if not installed
     sys.path.insert(0, ROOT)
 
 import engine  # noqa: E402

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:          # `search` is not in the installed packages (pyproject)
+if ROOT not in sys.path:          # import `search` from this checkout even if not installed
     sys.path.insert(0, ROOT)
 
 import engine  # noqa: E402
@@ -206,3 +206,35 @@ def test_registry_and_main(capsys):
     assert "win share" in out and "Elo random - greedy" in out
     with pytest.raises(SystemExit):
         arena.main(["--a", "nope", "--b", "random", "--games", "1"])
+
+
+class Passer(RandomAgent):
+    """Passes whenever it may, else decides at random."""
+
+    name = "passer"
+
+    def choose(self, limits: Limits = Limits()) -> int:
+        self.check_turn()
+        w = engine.State.from_snapshot(engine.info.determinize(self.observation, self.seat, self.rng))
+        legal = w.legal_actions()
+        return 3989 if 3989 in legal else self.rng.choice(legal)
+
+
+def test_a_stalled_game_is_capped_and_adjudicated():
+    g = play_game([Passer(0), Passer(1)], seed=1, players=2, max_decisions=50)
+    assert g.end_reason == "cap" and g.decisions == 50 and g.forfeit is None
+    assert g.ranks == engine.rank_scores(g.scores)
+    assert "stopped after 50 decisions" in g.record
+
+
+def test_greedy_breaks_a_passing_stall():
+    """A deal where both greedy players once passed turn after turn for ever: now the game ends."""
+    i = 21
+    deal = derive_seed(9, "deal", i // 2) % (1 << 62)
+    agents = [GreedyAgent(derive_seed(9, "agent", i, 0), weights={"min_bonus": 1.5, "tau": 3.0}),
+              GreedyAgent(derive_seed(9, "agent", i, 1))]
+    g = play_game(agents, deal, players=2, max_decisions=1000)
+    assert g.end_reason in ("bag", "treasures")
+    lines = [ln for ln in g.record.splitlines() if not ln.startswith(("draw", "#", "["))]
+    runs = max(len(r) for r in "".join("p" if ln == "pass" else "." for ln in lines).split("."))
+    assert runs >= 2            # the stall did happen, and was broken
