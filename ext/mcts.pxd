@@ -20,6 +20,9 @@ ctypedef struct Node:
     uint32_t avail
     double reward[4]        # summed reward of each seat
     double reward_sq        # summed squared reward of the actor (for the bound)
+    int32_t prior_off       # look-ahead order of the observer's decisions here: offset in
+    int32_t prior_n         #   Tree.prior_pool and count, or -1 / 0 when not computed
+    uint64_t prior_sig      # signature of the legal set the order was computed for
 
 ctypedef struct MctsParams:
     double exploration      # UCB1 constant c

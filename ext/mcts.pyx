@@ -16,7 +16,7 @@ from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER,
+from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
                        gen_legal, apply_unchecked, redeal_hidden, score_actions, evaluate,
                        random_playout, greedy_playout, splitmix64, CoreState,
                        eval_params_from, fix_needs)
@@ -55,6 +55,10 @@ cdef class Tree:
     cdef public long iterations_done
     cdef int32_t root_order[MAX_ACTIONS]
     cdef int root_n
+    cdef int32_t* prior_pool
+    cdef int prior_used
+    cdef int prior_cap
+    cdef public int lookahead_depth
 
     def __cinit__(self):
         self.cap = 1024
@@ -62,19 +66,24 @@ cdef class Tree:
         self.hcap = 4096
         self.keys = <uint64_t*>malloc(self.hcap * sizeof(uint64_t))
         self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
-        if self.nodes == NULL or self.keys == NULL or self.vals == NULL:
+        self.prior_cap = 1 << 14
+        self.prior_pool = <int32_t*>malloc(self.prior_cap * sizeof(int32_t))
+        if self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL:
             raise MemoryError()
+        self.lookahead_depth = 2
         self._clear()
 
     def __dealloc__(self):
         free(self.nodes)
         free(self.keys)
         free(self.vals)
+        free(self.prior_pool)
 
     cdef void _clear(self):
         memset(self.keys, 0, self.hcap * sizeof(uint64_t))
         self.hcount = 0
         self.n_nodes = 0
+        self.prior_used = 0
         self.root = self._new_node(-1, -1, -1)
         self.iterations_done = 0
 
@@ -136,6 +145,7 @@ cdef class Tree:
         nd.actor = actor
         nd.first_child = -1
         nd.next_sibling = -1
+        nd.prior_off = -1
         if parent >= 0:
             nd.next_sibling = self.nodes[parent].first_child
             self.nodes[parent].first_child = idx
@@ -182,31 +192,35 @@ cdef class Tree:
     # ------------------------------------------------------------ the iteration
 
     cdef void _root_prior(self) noexcept nogil:
-        """Order the root's decisions by a one-decision look-ahead (evaluation after each).
+        """Order the root's decisions by a one-decision look-ahead, once per search.
 
-        The observer's legal decisions are the same in every world, so this
-        ordering is computed once per search; deeper nodes use the cheap prior.
+        The observer's legal decisions are the same in every world, so the
+        order holds for every iteration. The seats' needs are frozen here.
         """
+        self.root_n = 0
+        if self.root_state.phase == PH_OVER:
+            return
+        fix_needs(&self.root_state, &self.params.eval)
+        self.root_n = self._lookahead(&self.root_state, self.root_order)
+
+    cdef int _lookahead(self, GameState* s, int32_t* out) noexcept nogil:
+        """Write the legal decisions of s best first by the evaluation after each; return n."""
         cdef int32_t legal[MAX_ACTIONS]
         cdef int8_t sc[MAX_ACTIONS]
         cdef double value[MAX_ACTIONS]
         cdef float rewards[MAX_PLAYERS]
         cdef GameState child
-        cdef int n, i, j, me = self.root_state.to_act
+        cdef int n, i, j, me = s.to_act
         cdef int32_t a
         cdef double v
-        self.root_n = 0
-        if self.root_state.phase == PH_OVER:
-            return
-        fix_needs(&self.root_state, &self.params.eval)
-        n = gen_legal(&self.root_state, legal)
-        score_actions(&self.root_state, legal, n, sc)
+        n = gen_legal(s, legal)
+        score_actions(s, legal, n, sc)
         for i in range(n):
-            memcpy(&child, &self.root_state, sizeof(GameState))
+            memcpy(&child, s, sizeof(GameState))
             apply_unchecked(&child, legal[i])
             evaluate(&child, &self.params.eval, rewards)
             value[i] = rewards[me] + 1e-4 * sc[i]
-        # insertion sort, best first (n <= MAX_ACTIONS, once per search)
+        # insertion sort, best first (a few hundred entries)
         for i in range(1, n):
             a = legal[i]
             v = value[i]
@@ -217,11 +231,43 @@ cdef class Tree:
                 j -= 1
             value[j + 1] = v
             legal[j + 1] = a
-        for i in range(n):
-            self.root_order[i] = legal[i]
-        self.root_n = n
+        memcpy(out, legal, n * sizeof(int32_t))
+        return n
 
-    cdef int _order(self, GameState* s, int32_t* legal, int n, int node, int32_t* out) noexcept nogil:
+    cdef inline uint64_t _signature(self, int32_t* legal, int n) noexcept nogil:
+        cdef uint64_t sig = <uint64_t>n
+        cdef int i
+        for i in range(n):
+            sig += (<uint64_t>(legal[i] + 1)) * 0x9E3779B97F4A7C15ULL
+        return sig
+
+    cdef bint _cached_order(self, GameState* s, int32_t* legal, int n, int node, int depth,
+                            int32_t* out) noexcept nogil:
+        """Use (or build) a node's look-ahead order for the observer's own decisions near the root."""
+        cdef Node* nd = &self.nodes[node]
+        cdef uint64_t sig
+        if (s.to_act != self.observer or s.phase != PH_ACTION or depth > self.lookahead_depth
+                or depth == 0 or nd.visits < 1):
+            return False
+        sig = self._signature(legal, n)
+        if nd.prior_off >= 0:
+            if nd.prior_n != n or nd.prior_sig != sig:
+                return False
+            memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
+            return True
+        while self.prior_used + n > self.prior_cap:
+            self.prior_cap *= 2
+            self.prior_pool = <int32_t*>realloc(self.prior_pool, self.prior_cap * sizeof(int32_t))
+            nd = &self.nodes[node]
+        self._lookahead(s, &self.prior_pool[self.prior_used])
+        nd.prior_off = self.prior_used
+        nd.prior_n = n
+        nd.prior_sig = sig
+        self.prior_used += n
+        memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
+        return True
+
+    cdef int _order(self, GameState* s, int32_t* legal, int n, int node, int depth, int32_t* out) noexcept nogil:
         """Write the legal decisions in prior order (ties rotated per node); return n."""
         cdef int8_t sc[MAX_ACTIONS]
         cdef int count[16]
@@ -229,6 +275,8 @@ cdef class Tree:
         cdef int i, b, k = 0, m, off, j
         if node == self.root and self.root_n == n:
             memcpy(out, self.root_order, n * sizeof(int32_t))
+            return n
+        if self._cached_order(s, legal, n, node, depth, out):
             return n
         score_actions(s, legal, n, sc)
         memset(count, 0, sizeof(count))
@@ -266,7 +314,7 @@ cdef class Tree:
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             n = gen_legal(&det, legal)
             actor = det.to_act
-            self._order(&det, legal, n, node, order)
+            self._order(&det, legal, n, node, depth, order)
             allowed = <int>(self.params.widen_base + self.params.widen_coef
                             * pow(self.nodes[node].visits, self.params.widen_exponent))
             if allowed < 1:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import multiprocessing as mp
 import os
 import sys
 import time
@@ -31,11 +32,13 @@ from engine.record import GameRecorder
 from engine.state import rank_scores
 from search.agent import Agent, Limits
 from search.agents import GreedyAgent, RandomAgent
+from search.ismcts import ISMCTSAgent
 
-# name -> factory(seed) -> Agent. The lead adds "ismcts" here.
+# name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision).
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
+    "ismcts": ISMCTSAgent,
 }
 
 Z95 = 1.959963984540054
@@ -308,9 +311,17 @@ def default_lineup(names: list, players: int) -> list:
     return [names[i % len(names)] for i in range(players)]
 
 
+def _play_planned(job: tuple) -> GameResult:
+    """Play one planned game of a match (in this or a worker process)."""
+    factories, seat_names, seeds, deal, players, board, record, limits = job
+    agents = [factories[nm](seeds[s]) for s, nm in enumerate(seat_names)]
+    return play_game(agents, deal, players, board, record=record, limits=limits, names=seat_names)
+
+
 def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0,
               board: str = "standard", limits: Limits = Limits(), record_dir: Optional[str] = None,
-              progress: Optional[Callable] = None, lineup: Optional[list] = None) -> MatchResult:
+              progress: Optional[Callable] = None, lineup: Optional[list] = None,
+              jobs: int = 1) -> MatchResult:
     """Play `games` games with seats rotated; return the MatchResult.
 
     `agent_factories`: name -> callable(seed) -> Agent. `lineup`: agent name
@@ -318,7 +329,9 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     (seed, i // players) and seats slot k at seat (k + i) % players, so each
     deal is played under every rotation (when `games` is a multiple of
     `players`) and every slot plays every seat equally often. `progress` is
-    called as progress(i, game_result) after each game.
+    called as progress(i, game_result) after each game. `jobs` > 1 plays
+    games in that many processes (factories must then be picklable, e.g.
+    classes or functools.partial); the results are the same as with 1.
     """
     names = list(agent_factories)
     lineup = list(lineup) if lineup is not None else default_lineup(names, players)
@@ -331,13 +344,21 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
         os.makedirs(record_dir, exist_ok=True)
     stats = {nm: AgentStats(nm) for nm in names if nm in lineup}
     results = []
+    plan = []
     for i in range(games):
         deal = derive_seed(seed, "deal", i // players) % (1 << 62)
         rot = i % players
         seat_names = [lineup[(s - rot) % players] for s in range(players)]
-        agents = [agent_factories[nm](derive_seed(seed, "agent", i, s)) for s, nm in enumerate(seat_names)]
-        g = play_game(agents, deal, players, board, record=record_dir is not None,
-                      limits=limits, names=seat_names)
+        plan.append((agent_factories, seat_names, [derive_seed(seed, "agent", i, s) for s in range(players)],
+                     deal, players, board, record_dir is not None, limits))
+    if jobs > 1:
+        pool = mp.get_context("spawn").Pool(jobs)
+        played = pool.imap(_play_planned, plan)
+    else:
+        pool = None
+        played = map(_play_planned, plan)
+    for i, g in enumerate(played):
+        seat_names = plan[i][1]
         results.append(g)
         for s, nm in enumerate(seat_names):
             st = stats[nm]
@@ -354,6 +375,9 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
                 f.write(g.record)
         if progress is not None:
             progress(i, g)
+    if pool is not None:
+        pool.close()
+        pool.join()
     return MatchResult(players=players, board=board, seed=seed, lineup=lineup, games=results, stats=stats)
 
 
@@ -373,6 +397,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seconds", type=float, help="Limits.seconds per decision")
     ap.add_argument("--record-dir", help="save every game record here")
     ap.add_argument("--quiet", action="store_true", help="no per-game progress lines")
+    ap.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     args = ap.parse_args(argv)
     for nm in (args.a, args.b):
         if nm not in AGENTS:
@@ -396,7 +421,8 @@ def main(argv=None) -> int:
 
     try:
         res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
-                        record_dir=args.record_dir, progress=progress, lineup=lineup)
+                        record_dir=args.record_dir, progress=progress, lineup=lineup,
+                        jobs=args.jobs)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
