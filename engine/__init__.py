@@ -8,8 +8,8 @@
 from engine.errors import (BoardError, ConsistencyError, EngineError, IllegalActionError,
                            NotationError, PositionError, RecordError)
 from engine.actions import format_action, parse_action
-from engine.state import State, new_game, rank_scores
+from engine.state import State, new_game, perft, rank_scores
 
-__all__ = ["State", "new_game", "rank_scores", "format_action", "parse_action",
+__all__ = ["State", "new_game", "perft", "rank_scores", "format_action", "parse_action",
            "EngineError", "IllegalActionError", "NotationError", "PositionError",
            "RecordError", "BoardError", "ConsistencyError"]

@@ -131,6 +131,21 @@ def rank_scores(scores) -> list:
     return [sum(1 for other in keys if other > k) for k in keys]
 
 
+def perft(state, depth: int) -> int:
+    """Count the decision sequences of a given length from a state (any implementation)."""
+    if depth == 0 or state.is_terminal():
+        return 1
+    legal = state.legal_actions()
+    if depth == 1:
+        return len(legal)
+    total = 0
+    for a in legal:
+        child = state.clone()
+        child.apply(a)
+        total += perft(child, depth - 1)
+    return total
+
+
 def new_game(players: int = 2, seed: int = 0, board: str = "standard") -> State:
     """Return a new game (see State.new_game)."""
     return State.new_game(players, seed, board)

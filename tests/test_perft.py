@@ -9,25 +9,11 @@ from pathlib import Path
 import pytest
 
 from engine.position import parse_position
+from engine.state import perft
 
 ROWS = [line.split("\t") for line in
         (Path(__file__).parent / "data" / "perft.tsv").read_text().splitlines()
         if line and not line.startswith("#")]
-
-
-def perft(state, depth: int) -> int:
-    """Count the decision sequences of the given length from a state."""
-    if depth == 0 or state.is_terminal():
-        return 1
-    legal = state.legal_actions()
-    if depth == 1:
-        return len(legal)
-    total = 0
-    for a in legal:
-        child = state.clone()
-        child.apply(a)
-        total += perft(child, depth - 1)
-    return total
 
 
 def test_perft_file_covers_the_required_positions():

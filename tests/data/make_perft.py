@@ -10,23 +10,9 @@ from pathlib import Path
 
 from engine import new_game
 from engine.position import format_position
+from engine.state import perft
 
 OUT = Path(__file__).with_name("perft.tsv")
-
-
-def perft(state, depth: int) -> int:
-    """Count the decision sequences of the given length from a state."""
-    if depth == 0 or state.is_terminal():
-        return 1
-    legal = state.legal_actions()
-    if depth == 1:
-        return len(legal)
-    total = 0
-    for a in legal:
-        child = state.clone()
-        child.apply(a)
-        total += perft(child, depth - 1)
-    return total
 
 
 def find(predicate, players, board="standard", seeds=range(2000), before_end=None):
