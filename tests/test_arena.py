@@ -238,3 +238,13 @@ def test_greedy_breaks_a_passing_stall():
     lines = [ln for ln in g.record.splitlines() if not ln.startswith(("draw", "#", "["))]
     runs = max(len(r) for r in "".join("p" if ln == "pass" else "." for ln in lines).split("."))
     assert runs >= 2            # the stall did happen, and was broken
+
+
+def test_parallel_match_gives_the_same_results_as_sequential():
+    from search.agents import GreedyAgent, RandomAgent
+    from search.arena import run_match
+    factories = {"greedy": GreedyAgent, "random": RandomAgent}
+    one = run_match(factories, 4, 2, seed=3, jobs=1)
+    two = run_match(factories, 4, 2, seed=3, jobs=2)
+    assert [g.ranks for g in one.games] == [g.ranks for g in two.games]
+    assert [g.scores for g in one.games] == [g.scores for g in two.games]
