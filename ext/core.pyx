@@ -1412,9 +1412,9 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
         for i in range(n):
             scores[i] = 3 if actions[i] == A_NOMONUMENT else 5
 
-cdef void strength(GameState* s, int p, int* v) noexcept nogil:
-    """Write a seat's colour totals, treasures added to the weakest, ascending (R-END-2)."""
-    cdef int c, t, lo, j, tmp
+cdef void with_treasures(GameState* s, int p, int* v) noexcept nogil:
+    """Write a seat's colour totals with each treasure added to the weakest (R-END-2)."""
+    cdef int c, t, lo
     for c in range(4):
         v[c] = s.score[p][c]
     for t in range(s.treasures_taken[p]):
@@ -1423,6 +1423,11 @@ cdef void strength(GameState* s, int p, int* v) noexcept nogil:
             if v[c] < v[lo]:
                 lo = c
         v[lo] += 1
+
+cdef void strength(GameState* s, int p, int* v) noexcept nogil:
+    """Write a seat's colour totals, treasures added to the weakest, ascending (R-END-2)."""
+    cdef int c, j, tmp
+    with_treasures(s, p, v)
     for c in range(4):
         for j in range(3 - c):
             if v[j] > v[j + 1]:
@@ -1443,15 +1448,8 @@ cdef inline float colour_utility(int* x, const EvalParams* ep) noexcept nogil:
 cdef void colour_values(GameState* s, int p, const EvalParams* ep, float* base, float* need) noexcept nogil:
     """Write a seat's colour utility and the gain of one more point of each colour."""
     cdef int x[4]
-    cdef int c, t, lo
-    for c in range(4):
-        x[c] = s.score[p][c]
-    for t in range(s.treasures_taken[p]):
-        lo = 0
-        for c in range(1, 4):
-            if x[c] < x[lo]:
-                lo = c
-        x[lo] += 1
+    cdef int c
+    with_treasures(s, p, x)
     base[0] = colour_utility(x, ep)
     for c in range(4):
         x[c] += 1
