@@ -231,23 +231,25 @@ cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil:
     while bb_any(ls):
         mark[uf_find(s, bb_pop(&ls))] = 1
 
+cdef inline int add_distinct(int* items, int n, int value) noexcept nogil:
+    """Append value to items[:n] unless present; return the new count."""
+    cdef int j
+    for j in range(n):
+        if items[j] == value:
+            return n
+    items[n] = value
+    return n + 1
+
 cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept nogil:
     """Count the distinct kingdoms among the groups next to an empty square."""
     cdef int roots[4]
-    cdef int n = 0, k, j, n_sq, r
-    cdef bint seen
+    cdef int n = 0, k, n_sq, r
     for k in range(NB_N[sq]):
         n_sq = NB[sq][k]
         if is_occupied(s, n_sq):
             r = uf_find(s, n_sq)
             if mark[r]:
-                seen = False
-                for j in range(n):
-                    if roots[j] == r:
-                        seen = True
-                if not seen:
-                    roots[n] = r
-                    n += 1
+                n = add_distinct(roots, n, r)
     return n
 
 cdef BB flood(BB start, BB passable) noexcept nogil:
@@ -454,15 +456,8 @@ cdef void leader_targets(GameState* s, int p, int c, BB targets, BB adj, int8_t*
                 m = uf_find(s, n_sq)
                 if not mark[m]:
                     m = -1
-            if m < 0:
-                continue
-            dup = False
-            for j in range(nkd):
-                if seen[j] == m:
-                    dup = True
-            if not dup:
-                seen[nkd] = m
-                nkd += 1
+            if m >= 0:
+                nkd = add_distinct(seen, nkd, m)
         if nkd <= 1:
             out[n[0]] = A_LEADER + c * NSQ + sq
             n[0] += 1

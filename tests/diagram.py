@@ -342,3 +342,17 @@ def assert_illegal(state, text: str) -> None:
     with pytest.raises(IllegalActionError):
         state.apply(a)
     assert state.snapshot() == before, f"illegal {text!r} changed the state"
+
+
+def tile_totals(snap) -> list:
+    """Tiles of each colour anywhere: board, hands, bag, swapped, discarded."""
+    out = list(snap["discarded"])
+    for v in snap["cells"]:
+        if 1 <= v <= 8:
+            out[(v - 1) % 4] += 1
+    for h in snap["hands"] + snap["swapped"]:
+        for c in range(4):
+            out[c] += h[c]
+    for c in snap["bag"]:
+        out[c] += 1
+    return out

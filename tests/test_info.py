@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from diagram import position
+from diagram import position, tile_totals
 from engine.errors import PositionError
 from engine.info import determinize, is_observation, observation, unseen_tiles
 from engine.position import SNAPSHOT_KEYS, TILE_TOTALS, format_position, public_snapshot
@@ -13,18 +13,6 @@ from engine.position import SNAPSHOT_KEYS, TILE_TOTALS, format_position, public_
 TOTALS = list(TILE_TOTALS)
 
 
-def tile_totals(snap) -> list:
-    """Tiles of each colour anywhere: board, hands, bag, swapped, discarded."""
-    out = list(snap["discarded"])
-    for v in snap["cells"]:
-        if 1 <= v <= 8:
-            out[(v - 1) % 4] += 1
-    for h in snap["hands"] + snap["swapped"]:
-        for c in range(4):
-            out[c] += h[c]
-    for c in snap["bag"]:
-        out[c] += 1
-    return out
 
 
 def sample_snapshot() -> dict:

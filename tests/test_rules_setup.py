@@ -3,25 +3,13 @@ from __future__ import annotations
 
 import pytest
 
-from diagram import assert_illegal, at, board_of, legal, play, sq
+from diagram import assert_illegal, at, board_of, legal, play, sq, tile_totals
 from engine.actions import MONUMENTS, parse_action
 from engine.boards import neighbours
 
 TOTALS = [30, 57, 36, 30]
 
 
-def tile_totals(snap) -> list:
-    """Tiles of each colour anywhere: board, hands, bag, swapped, discarded."""
-    out = list(snap["discarded"])
-    for v in snap["cells"]:
-        if 1 <= v <= 8:
-            out[(v - 1) % 4] += 1
-    for h in snap["hands"] + snap["swapped"]:
-        for c in range(4):
-            out[c] += h[c]
-    for c in snap["bag"]:
-        out[c] += 1
-    return out
 
 
 # --- R-COMP ------------------------------------------------------------------
