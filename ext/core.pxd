@@ -159,6 +159,11 @@ ctypedef struct EvalParams:
     # does not devalue the leader that will keep scoring it
     int use_fixed_need
     float fixed_need[4][4]
+    # when centre > 0, the logistic is centred on each seat's margin at the
+    # search root (fixed_margin), so a seat far ahead or behind still sees
+    # the difference between its moves instead of a saturated 0 or 1
+    float centre
+    float fixed_margin[4]
 
 cdef BoardData BOARDS[2]
 

@@ -1452,12 +1452,16 @@ cdef void colour_values(GameState* s, int p, const EvalParams* ep, float* base, 
         x[c] -= 1
 
 cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil:
-    """Freeze the seats' needs at this state for the evaluations that follow."""
+    """Freeze the seats' needs (and margins, when centred) at this state for the evaluations that follow."""
     cdef float base
+    cdef float vals[MAX_PLAYERS]
     cdef int p
     for p in range(s.players):
         colour_values(s, p, ep, &base, ep.fixed_need[p])
     ep.use_fixed_need = 1
+    seat_values(s, ep, vals)
+    for p in range(s.players):
+        ep.fixed_margin[p] = seat_margin(vals, s.players, p, ep)
 
 cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept nogil:
     """Write every seat's positional value: colour utility plus its leaders' prospects."""
@@ -1522,11 +1526,23 @@ cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
             return vp[c] - vq[c]
     return 0
 
+cdef inline float seat_margin(float* vals, int players, int p, const EvalParams* ep) noexcept nogil:
+    """Return a seat's value minus its opponents' (best weighted by opponents_max, the rest by the mean)."""
+    cdef float best = -1e9, mean = 0.0
+    cdef int q
+    for q in range(players):
+        if q != p:
+            mean += vals[q]
+            if vals[q] > best:
+                best = vals[q]
+    mean /= (players - 1)
+    return vals[p] - (ep.opponents_max * best + (1.0 - ep.opponents_max) * mean)
+
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil:
     """Write a reward in [0, 1] per seat: the final ranking if over, else a heuristic."""
     cdef int p, q, better, tied
     cdef float vals[MAX_PLAYERS]
-    cdef float best, mean
+    cdef float margin
     if s.phase == PH_OVER:
         for p in range(s.players):
             better = 0
@@ -1544,15 +1560,10 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
         return
     seat_values(s, ep, vals)
     for p in range(s.players):
-        best = -1e9
-        mean = 0.0
-        for q in range(s.players):
-            if q != p:
-                mean += vals[q]
-                if vals[q] > best:
-                    best = vals[q]
-        mean /= (s.players - 1)
-        rewards[p] = 1.0 / (1.0 + exp(-(vals[p] - (ep.opponents_max * best + (1.0 - ep.opponents_max) * mean)) / ep.scale))
+        margin = seat_margin(vals, s.players, p, ep)
+        if ep.use_fixed_need:
+            margin -= ep.centre * ep.fixed_margin[p]
+        rewards[p] = 1.0 / (1.0 + exp(-margin / ep.scale))
 
 cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil:
     """Play ε-greedy decisions: uniform with probability ε, else uniform among the best-scored."""
@@ -1596,14 +1607,14 @@ def _score_actions(CoreState st):
 
 
 EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
-               "treasure_near", "catastrophe", "opponents_max", "scale")
+               "treasure_near", "catastrophe", "opponents_max", "scale", "centre")
 
 
 cdef EvalParams eval_params_from(weights):
     """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
     cdef EvalParams ep
     (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
-     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale) = weights
+     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre) = weights
     ep.use_fixed_need = 0
     return ep
 

@@ -18,6 +18,7 @@ ctypedef struct Node:
     int32_t actor           # seat that chose `action` at the parent
     uint32_t visits
     uint32_t avail
+    float prior_value       # the actor's look-ahead reward for `action`, or -1 when unknown
     double reward[4]        # summed reward of each seat
     double reward_sq        # summed squared reward of the actor (for the bound)
     int32_t prior_off       # look-ahead order of the observer's decisions here: offset in
@@ -32,4 +33,5 @@ ctypedef struct MctsParams:
     int rollout_depth       # decisions played before the heuristic evaluation
     double rollout_epsilon  # chance of a uniform decision in an ε-greedy rollout
     int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy
+    double prior_visits     # virtual visits at the look-ahead value given to ordered children
     EvalParams eval

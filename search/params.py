@@ -17,6 +17,10 @@ class SearchParams:
     widen_base: float = 2.0
     widen_coef: float = 1.0
     widen_exponent: float = 0.5
+    # Virtual visits at its one-decision look-ahead value given to each
+    # decision the look-ahead ordered (the root, and the searcher's own
+    # decisions near it); 0 tries every widened decision once instead.
+    prior_visits: float = 0.0
     # Decisions played in a rollout before the heuristic evaluation.
     rollout_depth: int = 3
     # Rollout policy: "greedy" (ε-greedy on the prior) or "uniform".
@@ -43,6 +47,9 @@ class SearchParams:
     catastrophe: float = 0.5
     opponents_max: float = 0.5
     eval_scale: float = 1.5
+    # 1 centres the logistic on each seat's margin at the root (0: on zero),
+    # so a seat far ahead or behind still tells its moves apart.
+    eval_centre: float = 0.0
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -70,10 +77,10 @@ class SearchParams:
         """Hand the kernel's share of the knobs to an ext.mcts.Tree."""
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.eval_weights())
+                       self.eval_weights(), self.prior_visits)
 
     def eval_weights(self) -> tuple:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
-                self.eval_scale)
+                self.eval_scale, self.eval_centre)
