@@ -20,6 +20,7 @@ import time
 
 import engine
 from engine import reference
+from tne_ai.bench import kernel_playouts    # shared with `tne-ai bench`
 
 
 def sample_positions(new_game, players: int, count: int, seed: int = 12345) -> list:
@@ -79,11 +80,7 @@ def apply_us(states, reps: int) -> float:
 
 def games_per_second_kernel(players: int, games: int) -> tuple:
     """Uniform-random games/s played by the nogil kernel, and mean decisions."""
-    t0 = time.perf_counter()
-    total = 0
-    for g in range(games):
-        total += engine.new_game(players, g).random_playout(g)
-    dt = time.perf_counter() - t0
+    dt, total = kernel_playouts(players, games)
     return games / dt, total / games
 
 

@@ -9,27 +9,15 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
 import statistics
 import time
 
-import engine
 from bench.python_ismcts import search as python_search
 from ext.mcts import Tree
 from search.agent import Limits
 from search.ismcts import ISMCTS
 from search.params import SearchParams
-
-
-def position(players: int, seed: int = 3, decisions: int = 60):
-    """Return the fixed mid-game position used by the benchmark."""
-    s = engine.new_game(players, seed)
-    rng = random.Random(seed)
-    n = 0
-    while n < decisions or s.phase != "action":
-        s.apply(rng.choice(s.legal_actions()))
-        n += 1
-    return s
+from tne_ai.bench import fixed_position as position    # the positions of `tne-ai bench`
 
 
 def rate(searcher, obs, seat, iterations: int, reps: int = 3) -> float:

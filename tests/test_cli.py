@@ -1,0 +1,411 @@
+"""The `tne-ai` subcommands analyze, bench, play, perft and show, driven through click's CliRunner."""
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import pytest
+from click.testing import CliRunner
+
+import engine
+from engine import actions as A
+from engine.position import format_position
+from engine.record import GameRecorder, replay_record
+from search.ismcts import ISMCTS
+from tne_ai.cli import main
+from tne_ai.debug import load_sample
+
+
+def run(*args, input=None):
+    """Invoke `tne-ai ARGS` in-process; return the click Result."""
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def random_state(players: int, seed: int, decisions: int):
+    """Return the state after seeded uniform-random decisions, and those decisions."""
+    s = engine.new_game(players, seed)
+    rng = random.Random(seed)
+    actions = []
+    for _ in range(decisions):
+        if s.is_terminal():
+            break
+        actions.append(rng.choice(s.legal_actions()))
+        s.apply(actions[-1])
+    return s, actions
+
+
+def random_record(players: int, seed: int, decisions: int) -> str:
+    """Return the game record of seeded uniform-random play."""
+    s = engine.new_game(players, seed)
+    rec = GameRecorder(s, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        rec.apply(rng.choice(s.legal_actions()))
+    return rec.text()
+
+
+def state_in_phase(phase: str, players: int = 2):
+    """Return the first state of seeded random play whose phase is `phase`."""
+    for seed in range(200):
+        s = engine.new_game(players, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if s.phase == phase:
+                return s
+            s.apply(rng.choice(s.legal_actions()))
+    raise AssertionError(f"no {phase} state found")
+
+
+def analysis_json(*args) -> dict:
+    """Run analyze --json and return the document with the timing fields removed."""
+    res = run("analyze", "--json", *args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    for a in doc["analyses"]:
+        for key in ("seconds", "iterations_per_second"):
+            a.pop(key)
+    return doc
+
+
+# ---------------------------------------------------------------- analyze
+
+
+def test_analyze_runs_out_of_the_box_on_the_sample():
+    res = run("analyze", "--iterations", 300)
+    assert res.exit_code == 0, res.output
+    sample = load_sample().state
+    assert "built-in sample mid-game" in res.stdout
+    assert f"seat {sample.to_act} to act" in res.stdout
+    assert re.search(r"rank\s+decision\s+visits\s+avail\s+value\s+95% bounds\s+pv", res.stdout)
+    best = re.search(r"^best (.+)$", res.stdout, re.M).group(1)
+    assert best in sample.legal_moves()
+    # the board is drawn with the analysed seat's hand and nobody else's
+    assert res.stdout.count("  [") == 1
+    assert res.stderr == ""                     # no progress line when stderr is not a terminal
+
+
+def test_analyze_time_limit():
+    doc = analysis_json("--movetime", 60, "--seed", 1)
+    (a,) = doc["analyses"]
+    assert doc["limits"] == {"iterations": None, "seconds": 0.06}
+    assert a["iterations"] > 0 and sum(c["visits"] for c in a["candidates"]) <= a["iterations"]
+
+
+@pytest.mark.parametrize("command", ["analyze", "bench", "play", "perft", "show"])
+def test_help(command):
+    res = run(command, "--help")
+    assert res.exit_code == 0 and f" {command} [OPTIONS]" in res.output
+
+
+def test_analyze_position_string_and_top():
+    s, _ = random_state(3, 11, 25)
+    while s.phase != "action":
+        s.apply(s.legal_actions()[0])
+    res = run("analyze", s.position(hidden=True), "--iterations", 300, "--top", 3)
+    assert res.exit_code == 0, res.output
+    rows = re.findall(r"^\s+(\d+)\s{2}(\S+ \S+(?: \S+)?)\s+\d", res.stdout, re.M)
+    assert [int(r[0]) for r in rows] == [1, 2, 3]
+    assert all(r[1].strip() in s.legal_moves() for r in rows)
+
+
+def test_analyze_json_is_ranked_sensible_and_reproducible():
+    doc = analysis_json("--iterations", 400, "--seed", 5)
+    (a,) = doc["analyses"]
+    sample = load_sample().state
+    assert a["seat"] == sample.to_act == doc["to_act"] and a["to_act"] is True
+    cands = a["candidates"]
+    visits = [c["visits"] for c in cands]
+    assert visits == sorted(visits, reverse=True)
+    assert [c["rank"] for c in cands] == list(range(1, len(cands) + 1))
+    assert 0.9 * 400 <= sum(visits) <= 400 == a["iterations"]
+    assert a["best"] == cands[0]["move"]
+    legal = set(sample.legal_moves())
+    for c in cands:
+        assert c["move"] in legal and c["pv"][0] == c["move"]
+        assert 0.0 <= c["low"] <= c["mean"] <= c["high"] <= 1.0
+        assert c["availability"] >= c["visits"] > 0
+    assert doc["position"] == sample.position()          # the public part only
+    assert analysis_json("--iterations", 400, "--seed", 5) == doc
+
+
+def test_analyze_record_file_at_its_end_and_at_a_ply(tmp_path):
+    path = tmp_path / "game.txt"
+    path.write_text(random_record(2, 9, 40))
+    state, actions = replay_record(path.read_text(), engine.new_game, engine.State.from_snapshot)
+    while state.phase != "action":       # analyse an action-phase position at the end
+        state.apply(state.legal_actions()[0])
+    doc = analysis_json(path, "--iterations", 200)
+    assert doc["ply"] == 40 and "after decision 40 of 40" in doc["input"]
+    early = engine.new_game(2, 9)
+    for a in actions[:12]:
+        early.apply(a)
+    doc = analysis_json(path, "--ply", 12, "--iterations", 200)
+    assert doc["ply"] == 12
+    assert doc["position"] == early.position()
+    assert doc["analyses"][0]["seat"] == early.to_act
+
+
+def test_analyze_reads_stdin():
+    s, _ = random_state(2, 4, 10)
+    while s.phase != "action":
+        s.apply(s.legal_actions()[0])
+    res = CliRunner().invoke(main, ["analyze", "-", "--json", "--iterations", "100"],
+                             input=s.position(hidden=True) + "\n")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["input"].startswith("stdin") and doc["position"] == s.position()
+
+
+def _swap_hidden_tile(snap: dict, seat: int) -> dict:
+    """Return a copy where `seat` holds one tile of another colour, exchanged with the bag."""
+    out = json.loads(json.dumps(snap))
+    hand, bag = out["hands"][seat], out["bag"]
+    for c in range(4):
+        for i, b in enumerate(bag):
+            if hand[c] and b != c:
+                hand[c] -= 1
+                hand[b] += 1
+                bag[i] = c
+                return out
+    raise AssertionError("no exchange possible")
+
+
+def test_analyze_sees_only_the_analysed_seats_observation(monkeypatch):
+    sample = load_sample().state
+    snap = sample.snapshot()
+    actor = sample.to_act
+    other = (actor + 1) % sample.players
+    seen = []
+    real = ISMCTS.search
+
+    def spy(self, obs, seat, *args, **kw):
+        seen.append(obs)
+        return real(self, obs, seat, *args, **kw)
+
+    monkeypatch.setattr(ISMCTS, "search", spy)
+    base = analysis_json("--iterations", 200)
+    assert seen and all(o["hands"] is None and o["bag"] is None and o["seat"] == actor for o in seen)
+    # what the analysed seat cannot see changes nothing: another seat's hand, the bag order
+    changed = format_position(_swap_hidden_tile(snap, other), hidden=True)
+    assert analysis_json(changed, "--iterations", 200)["analyses"] == base["analyses"]
+    # a waiting seat's value does not depend on the acting seat's hidden hand either
+    waiting = analysis_json("--seat", other, "--iterations", 160, "--samples", 4)
+    changed = format_position(_swap_hidden_tile(snap, actor), hidden=True)
+    assert analysis_json(changed, "--seat", other, "--iterations", 160,
+                         "--samples", 4)["analyses"] == waiting["analyses"]
+
+
+def test_analyze_all_seats():
+    doc = analysis_json("--all-seats", "--iterations", 160, "--samples", 4)
+    sample = load_sample().state
+    assert [a["seat"] for a in doc["analyses"]] == list(range(sample.players))
+    for a in doc["analyses"]:
+        assert a["to_act"] == (a["seat"] == sample.to_act)
+        if not a["to_act"]:
+            assert a["samples"] == 4 and len(a["sample_values"]) == 4
+            assert 0.0 <= a["low"] <= a["value"] <= a["high"] <= 1.0
+            assert sum(r["share"] for r in a["replies"]) == pytest.approx(1.0)
+            # the replies come from worlds dealt from this seat's knowledge, so they may use
+            # tiles the acting seat does not really hold, but they are decisions of this phase
+            kinds = {A.kind(x) for x in sample.legal_actions()}
+            assert all(A.kind(engine.parse_action(r["move"])) in kinds for r in a["replies"])
+
+
+# ---------------------------------------------------------------- bench
+
+
+def test_bench_signature_is_stable_and_printed_last():
+    args = ("bench", "--players", 2, "--playouts", 12, "--iterations", 150)
+    first, second = run(*args), run(*args)
+    assert first.exit_code == 0, first.output
+    lines = first.stdout.strip().splitlines()
+    assert re.fullmatch(r"signature \d+", lines[-1])
+    assert lines[-1] == second.stdout.strip().splitlines()[-1]
+    assert "machine:" in first.stdout and "cores" in first.stdout
+    assert "uniform random" in first.stdout and "mean game length" in first.stdout
+    # the signature follows behaviour: another search budget searches differently
+    other = run("bench", "--players", 2, "--playouts", 12, "--iterations", 151)
+    assert other.stdout.strip().splitlines()[-1] != lines[-1]
+
+
+# ---------------------------------------------------------------- perft and show
+
+
+def test_perft_counts_equal_engine_perft():
+    s, _ = random_state(2, 4, 30)
+    res = run("perft", s.position(hidden=True), "--depth", 2)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip().splitlines()[-1] == f"nodes {engine.perft(s, 2)}"
+    conflict = state_in_phase("revolt_attack")
+    res = run("perft", conflict.position(hidden=True), "--depth", 3, "--divide")
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.strip().splitlines()
+    assert lines[-1] == f"nodes {engine.perft(conflict, 3)}"
+    divide = dict(line.rsplit(": ", 1) for line in lines[:-1] if line)
+    assert sorted(divide) == sorted(conflict.legal_moves())
+    for move, count in divide.items():
+        child = conflict.clone()
+        child.apply_text(move)
+        assert int(count) == engine.perft(child, 2)
+
+
+def test_show_position_and_record(tmp_path):
+    s, _ = random_state(3, 2, 20)
+    res = run("show", s.position(hidden=True), "--seat", 1)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count("  [") == 1                     # only seat 1's hand
+    assert s.render(1) in res.stdout
+    res = run("show", s.position())                        # public part only
+    assert res.exit_code == 0 and "  [" not in res.stdout
+    path = tmp_path / "g.txt"
+    path.write_text(random_record(2, 3, 30))
+    early, _ = random_state(2, 3, 7)
+    res = run("show", path, "--ply", 7, "--moves", "--position")
+    assert res.exit_code == 0, res.output
+    assert "after decision 7 of 30" in res.stdout
+    assert early.render() in res.stdout
+    assert f"position {early.position(hidden=True)}" in res.stdout
+    assert f"{len(early.legal_actions())} legal decisions" in res.stdout
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _bad_inputs(tmp_path):
+    good = engine.new_game(2, 1).position(hidden=True)
+    record = random_record(2, 5, 20)
+    truncated = tmp_path / "truncated.txt"
+    truncated.write_text(record[:record.rindex("\n", 0, len(record) - 1) + 6])   # cut inside a line
+    garbled = tmp_path / "garbled.txt"
+    garbled.write_text(record.replace("[board standard]", "[board standard]\nleader z q99", 1))
+    good_record = tmp_path / "good.txt"
+    good_record.write_text(record)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    return [
+        (("show", good.replace("standard 2 ", "standard 5 ", 1)), "players"),
+        (("analyze", "standard 2 garbage"), "bad position"),
+        (("perft", str(truncated), "--depth", 1), "bad game record"),
+        (("analyze", str(garbled)), "line 5"),
+        (("show", str(tmp_path / "missing.txt")), "no such file"),
+        (("show", str(empty)), "empty"),
+        (("perft", good, "--depth", 0), "--depth"),
+        (("perft", good, "--depth", 99), "--depth"),
+        (("perft", good.split(" | ")[0], "--depth", 1), "public part"),
+        (("show", good, "--seat", 2), "--seat 2"),
+        (("analyze", good, "--seat", 7), "--seat 7"),
+        (("show", good, "--ply", 3), "--ply"),
+        (("show", str(good_record), "--ply", 500), "--ply 500"),
+        (("analyze", "--movetime", 10, "--seconds", 1), "not both"),
+        (("play", "--seat", 3), "--seat 3"),
+        (("play", "--engine", "stockfish"), "unknown engine"),
+        (("play", "--players", 3, "--engine", "greedy,random,random"), "3 engines"),
+        (("play", "--start", str(tmp_path / "missing.txt")), "no such file"),
+    ]
+
+
+def test_bad_input_is_one_clear_line_and_exit_status_2(tmp_path):
+    for args, needle in _bad_inputs(tmp_path):
+        res = run(*args)
+        assert res.exit_code == 2, (args, res.output)
+        assert needle in res.stderr, (args, res.stderr)
+        assert "Traceback" not in res.output
+        error_lines = [ln for ln in res.stderr.splitlines() if ln.startswith("Error")]
+        assert len(error_lines) == 1, (args, res.stderr)
+
+
+# ---------------------------------------------------------------- play
+
+
+def _replayed(path):
+    return replay_record(path.read_text(), engine.new_game, engine.State.from_snapshot)
+
+
+def test_play_scripted_game_reprompts_and_saves_on_quit(tmp_path):
+    path = tmp_path / "game.txt"
+    script = ["help", "nonsense", "0", "99999", "commit 2", "moves leader k", "1", "1", "board", "quit"]
+    res = run("play", "--engine", "greedy", "--seed", 3, "--record", path, input="\n".join(script) + "\n")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "tile r f7" in out                                      # the help
+    assert "cannot read 'nonsense'" in out
+    assert "no decision number 0" in out and "no decision number 99999" in out
+    assert "'commit 2' is not legal now" in out
+    assert re.search(r"\d+\. leader k [a-p]\d+", out)              # the filtered, numbered list
+    assert "game stopped (quit)" in out and f"saved to {path}" in out
+    state, actions = _replayed(path)
+    assert not state.is_terminal()
+    # "1" played the first legal decision of the human's first turn
+    start = engine.new_game(2, 3)
+    i = 0
+    while start.to_act != 0:
+        start.apply(actions[i])
+        i += 1
+    assert actions[i] == start.legal_actions()[0]
+    assert f"you: {engine.format_action(actions[i])}" in out
+    assert "seat 1 (greedy):" in out
+
+
+def test_play_commitment_prompt_from_a_start_position(tmp_path):
+    s = state_in_phase("revolt_attack")
+    human = s.to_act
+    red = s.snapshot()["hands"][human][1]
+    path = tmp_path / "revolt.txt"
+    script = [f"commit {red + 1}", "tile r a1", "commit 0", "quit"]
+    res = run("play", "--start", s.position(hidden=True), "--seat", human, "--engine", "random",
+              "--seed", 1, "--record", path, "--color", input="\n".join(script) + "\n")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "\x1b[31m" in out                                       # --color: red tiles in red
+    assert "Revolt over the" in out and "You attack: commit red tiles" in out
+    assert f"you hold {red}" in out
+    for n in range(red + 1):
+        assert f"commit {n}" in out                                # the options are listed
+    assert f"'commit {red + 1}' is not legal now: you can commit 0 to {red}" in out
+    assert "a tile is not a choice now" in out
+    assert "you: commit 0" in out
+    state, actions = _replayed(path)
+    assert actions[0] == engine.parse_action("commit 0")
+    assert "[start " in path.read_text()
+
+
+def test_play_never_shows_other_seats_tiles(tmp_path):
+    path = tmp_path / "g.txt"
+    res = run("play", "--players", 3, "--seat", 1, "--engine", "greedy,random", "--seed", 8,
+              "--record", path, input="1\n" * 40)                  # then end of input
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "game stopped (end of input)" in out
+    start = engine.new_game(3, 8)
+    state, actions = _replayed(path)
+    assert actions and "seat 0 (greedy):" in out and "seat 2 (random):" in out
+    human_hands, other_hands = set(), set()
+    s = start.clone()
+    for a in [None] + actions:
+        if a is not None:
+            s.apply(a)
+        hands = s.snapshot()["hands"]
+        for seat, h in enumerate(hands):
+            letters = "".join(c * n for c, n in zip("krbg", h))
+            (human_hands if seat == 1 else other_hands).add(letters)
+    secret = {h for h in other_hands - human_hands if len(h) >= 3}
+    assert secret
+    for h in secret:
+        assert f"[{h}]" not in out
+        assert not re.search(rf"\b{h}\b", out), h
+        assert not re.search(rf"(?<![A-Z] )\b{' '.join(h.upper())}\b(?! [A-Z])", out), h
+    assert "[" + "".join(c * n for c, n in zip("krbg", start.snapshot()["hands"][1])) + "]" in out
+    assert start.position(hidden=True).split(" | ")[1] not in out     # nor the bag
+    assert not re.search(r"seat [02] \(\w+\): swap [krbg]", out)    # an engine's swap: only a count
+
+
+def test_play_against_ismcts_then_end_of_input(tmp_path):
+    path = tmp_path / "g.txt"
+    res = run("play", "--engine", "ismcts", "--iterations", 40, "--seed", 2, "--seat", 1,
+              "--record", path, "--no-color", input="pass\n")
+    assert res.exit_code == 0, res.output
+    assert "seat 0 (ismcts):" in res.stdout and "you: pass" in res.stdout
+    assert "\x1b[" not in res.stdout
+    _, actions = _replayed(path)
+    assert engine.parse_action("pass") in actions

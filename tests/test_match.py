@@ -1,0 +1,418 @@
+"""The referee (tne_ai/match.py): seats told only their share, forfeits, clocks, rotation, records, clean-up.
+
+The engines are the fake engines of tests/fake_engines (small protocol
+speakers that play random legal moves from their own view, or misbehave on
+purpose), so every game is seeded and quick; the last test runs `tne-ai bot`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+import engine
+from engine.actions import parse_action
+from engine.record import replay_record
+from engine.state import rank_scores
+from engine.view import letters
+from search import arena
+from search.agents import RandomAgent
+from tne_ai.cli import main as cli_main
+from tne_ai.match import (Control, EngineSpec, parse_engine, parse_tc, plan_match, run_engine_match,
+                          unique_names)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FAKES = os.path.join(HERE, "fake_engines")
+COMMANDS = {"tne", "setoption", "newgame", "isready", "position", "go", "quit"}
+
+
+def fake_cmd(script: str, *args) -> str:
+    """Return the command line running a fake engine script with flags."""
+    return " ".join(shlex.quote(x) for x in (sys.executable, os.path.join(FAKES, script)) + args)
+
+
+def fake(name: str, script: str, *args, options: str = "") -> EngineSpec:
+    """Return the EngineSpec of a fake engine."""
+    return parse_engine(f"name={name} cmd={shlex.quote(fake_cmd(script, *args))} {options}")
+
+
+# ---------------------------------------------------------------- reading logs and records
+
+def read_logs(log_dir: str) -> dict:
+    """Return {pid: [lines received]} and the child pids the fakes reported, from their logs."""
+    logs, children = {}, []
+    for fn in os.listdir(log_dir):
+        if not fn.endswith(".log") or not fn[:-4].isdigit():
+            continue
+        lines = open(os.path.join(log_dir, fn)).read().splitlines()
+        logs[int(fn[:-4])] = [ln[2:] for ln in lines if ln.startswith("> ")]
+        children += [int(ln.split()[1]) for ln in lines if ln.startswith("child ")]
+    return {"logs": logs, "children": children}
+
+
+def record_body(text: str) -> list:
+    """Return the decision and draw lines of a record."""
+    out = []
+    for ln in text.splitlines():
+        ln = ln.split("#", 1)[0].strip()
+        if ln and not ln.startswith("[") and not ln.startswith("result"):
+            out.append(ln)
+    return out
+
+
+def expected_views(g) -> list:
+    """Return per seat (the `position startpos` head, [events before each of its decisions]) from the record alone.
+
+    Written independently of engine.view.events_for_seat: a seat sees every
+    decision, another seat's swap as `swap n`, and only its own draw lines.
+    """
+    st = engine.new_game(g.players, g.seed, g.board)
+    snap = st.snapshot()
+    heads = [f"position startpos first {snap['to_act']} hand {letters(snap['hands'][s])}" for s in range(g.players)]
+    seen = [[] for _ in range(g.players)]
+    asked = [[] for _ in range(g.players)]
+    for line in record_body(g.record):
+        if line.startswith("draw "):
+            _, seat, tiles = line.split()
+            seen[int(seat)].append(f"draw {tiles}")
+            continue
+        actor = st.to_act
+        asked[actor].append(list(seen[actor]))
+        st.apply(parse_action(line))
+        for s in range(g.players):
+            seen[s].append(f"swap {len(line.split()[1])}" if line.startswith("swap ") and s != actor else line)
+    return [(heads[s], asked[s]) for s in range(g.players)]
+
+
+def told(lines: list) -> tuple:
+    """Return (seat from newgame, [(position head, events)]) of one engine's received lines."""
+    seat = None
+    positions = []
+    for ln in lines:
+        if ln.startswith("newgame"):
+            seat = int(ln.split("seat")[1].split()[0])
+        if ln.startswith("position"):
+            head, _, moves = ln.partition(" moves ")
+            positions.append((head, [e.strip() for e in moves.split(";")] if moves else []))
+    return seat, positions
+
+
+def proc_problem(pid: int):
+    """Return why a process counts as left behind (alive, or our unreaped zombie), else None."""
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+        cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    state, ppid = fields[0], int(fields[1])
+    if state == "Z":
+        return f"pid {pid} is a zombie of the tests' process" if ppid == os.getpid() else None
+    if b"fake_engines" in cmdline or cmdline.startswith(b"sleep"):
+        return f"pid {pid} still runs: {cmdline!r}"
+    return None                       # the pid was reused by an unrelated process
+
+
+def assert_all_gone(log_dir: str) -> None:
+    """Check that no fake engine (nor a child it started) outlived the match."""
+    info = read_logs(log_dir)
+    assert info["logs"], "the fakes should have logged"
+    problems = [proc_problem(p) for p in list(info["logs"]) + info["children"]]
+    assert [p for p in problems if p] == []
+
+
+def assert_replays(g) -> None:
+    """Check that a game's record replays to the same end: decisions, scores, and the result if finished."""
+    state, actions = replay_record(g.record, engine.new_game)
+    assert len(actions) == g.decisions
+    assert state.scores() == g.scores
+    if g.end_reason in ("treasures", "bag"):
+        assert state.is_terminal() and state.result() == g.ranks
+    else:
+        assert not state.is_terminal()
+
+
+# ---------------------------------------------------------------- configuration
+
+def test_parse_engine_specs():
+    """Engine specs are shell-quoted key=value words: cmd required, option.X in order, names checked."""
+    sp = parse_engine("name=fast cmd='tne-ai bot --json' option.Workers=1 option.Exploration=0.9 dir=/tmp")
+    assert (sp.name, sp.argv, sp.options, sp.cwd) == ("fast", ("tne-ai", "bot", "--json"),
+                                                      (("Workers", "1"), ("Exploration", "0.9")), "/tmp")
+    assert parse_engine("cmd='python3 /x/my_bot.py -v'").name == "my_bot"
+    assert parse_engine("cmd=tne-ai").name == "tne-ai"
+    for bad, match in (("name=x", "cmd= is required"), ("name=x cmd=a speed=3", "unknown key"),
+                       ("name=a/b cmd=x", "may use only"), ("cmd=x junk", "not key=value"),
+                       ("cmd='x", "quotation")):
+        with pytest.raises(ValueError, match=match):
+            parse_engine(bad)
+    names = [sp.name for sp in unique_names([parse_engine("cmd=bot"), parse_engine("cmd=bot"),
+                                             parse_engine("name=bot-2 cmd=y")])]
+    assert len(set(names)) == 3 and names[0] == "bot"
+
+
+def test_time_controls_and_go_commands():
+    """`--tc base+inc` is seconds; `go` carries every seat's clock and increment, or movetime and iterations."""
+    assert parse_tc("60+0.5") == (60000, 500) and parse_tc("2") == (2000, 0) and parse_tc(".5+.1") == (500, 100)
+    for bad in ("", "abc", "0+1", "1+-1", "60/40"):
+        with pytest.raises(ValueError):
+            parse_tc(bad)
+    c = Control(base_ms=1000, inc_ms=100, iterations=50, grace_ms=20)
+    assert c.go([1000.0, 640.4]) == "go iterations 50 clock0 1000 clock1 640 inc0 100 inc1 100"
+    assert c.allowance_ms(640.0) == 660.0
+    m = Control(movetime_ms=300, grace_ms=50)
+    assert m.go(None) == "go movetime 300" and m.allowance_ms(None) == 350
+    assert Control(iterations=9, move_timeout_ms=5000).allowance_ms(None) == 5000
+    with pytest.raises(ValueError, match="not both"):
+        Control(base_ms=1000, movetime_ms=100)
+
+
+def test_plan_rotates_seats_over_paired_deals_like_the_arena():
+    """The referee's plan is search.arena.run_match's: same deals, same seat for every slot."""
+    for players, lineup in ((2, ["a", "b"]), (3, ["a", "b", "b"])):
+        plan = plan_match(lineup, 2 * players, seed=5)
+        res = arena.run_match({"a": RandomAgent, "b": RandomAgent}, 2 * players, players, seed=5,
+                              lineup=lineup, limits=arena.Limits(iterations=1))
+        assert [pg.seat_names for pg in plan] == [g.names for g in res.games]
+        assert [pg.deal for pg in plan] == [g.seed for g in res.games]
+        for k in range(2):                # each deal under every rotation: slot "a" visits every seat
+            deal_games = plan[k * players:(k + 1) * players]
+            assert len({pg.deal for pg in deal_games}) == 1
+            assert sorted(pg.seat_names.index("a") for pg in deal_games) == list(range(players))
+
+
+# ---------------------------------------------------------------- hidden information
+
+@pytest.mark.parametrize("players,games,jobs", [(2, 2, 2), (3, 1, 1), (4, 1, 1)])
+def test_engines_are_told_only_their_own_seat(tmp_path, players, games, jobs):
+    """Each engine receives only its own start hand and draws, other swaps as counts, never a position string."""
+    logs = str(tmp_path / "logs")
+    engines = [fake("a", "logging_engine.py", "--log-dir", logs), fake("b", "logging_engine.py", "--log-dir", logs)]
+    res = run_engine_match(engines, games, players, seed=11, control=Control(base_ms=60_000, inc_ms=1000),
+                           jobs=jobs)
+    assert [g.forfeit for g in res.games] == [None] * games       # a bad event would make a fake answer error
+    assert all(g.end_reason in ("treasures", "bag") for g in res.games)
+    expected = {(i, s): v for i, g in enumerate(res.games) for s, v in enumerate(expected_views(g))}
+    matched = []
+    for pid, lines in read_logs(logs)["logs"].items():
+        assert {ln.split()[0] for ln in lines if ln} <= COMMANDS, lines[:5]
+        assert not any("fen" in ln or "|" in ln for ln in lines)
+        seat, positions = told(lines)
+        assert f"newgame players {players} board standard seat {seat}" in lines
+        hits = [key for key, (head, asked) in expected.items()
+                if key[1] == seat and positions == [(head, ev) for ev in asked]]
+        assert len(hits) == 1, f"engine {pid} (seat {seat}) was told what no seat of any game saw"
+        matched += hits
+        for ln in lines:
+            if ln.startswith("go"):
+                assert re.fullmatch(" ".join(f"clock{s} \\d+" for s in range(players)) + " "
+                                    + " ".join(f"inc{s} 1000" for s in range(players)), ln[3:]), ln
+        if positions and positions[0][1] == []:         # this seat began: nobody's clock has run yet
+            first_go = next(ln for ln in lines if ln.startswith("go"))
+            assert re.findall(r"clock\d (\d+)", first_go) == ["60000"] * players
+    assert sorted(matched) == sorted(expected)          # every seat of every game had one engine
+    for g in res.games:
+        assert_replays(g)
+    assert_all_gone(logs)
+
+
+# ---------------------------------------------------------------- forfeits
+
+def run_with_bad(tmp_path, bad_script, *flags, games=2, control=Control(), options=""):
+    """Play `games` 2-player games of a good fake against a bad one (both logging); return (result, log dir)."""
+    logs = str(tmp_path / "logs")
+    good = fake("good", "good_engine.py", "--log-dir", logs)
+    bad = fake("bad", bad_script, "--log-dir", logs, *flags, options=options)
+    res = run_engine_match([good, bad], games, 2, seed=3, control=control, record_dir=str(tmp_path / "rec"))
+    assert len(res.games) == games                       # the match always goes on to the end
+    return res, logs
+
+
+def check_forfeits(res, n_forfeits: int, kind: str, reason: str) -> None:
+    """Check the forfeited games (bad loses, reason recorded) and that the others finished normally."""
+    lost = [g for g in res.games if g.forfeit]
+    assert len(lost) == n_forfeits
+    for g in lost:
+        seat = g.forfeit["seat"]
+        assert g.names[seat] == "bad" and g.forfeit["kind"] == kind
+        assert re.search(reason, g.forfeit["reason"]), g.forfeit["reason"]
+        assert g.end_reason == "forfeit" and g.ranks[seat] == g.players - 1 and g.ranks[1 - seat] == 0
+        assert f"# forfeit: seat {seat} (bad): {kind}: " in g.record
+        assert_replays(g)
+    for g in res.games:
+        if not g.forfeit:
+            assert g.end_reason in ("treasures", "bag")
+            assert_replays(g)
+    assert res.stats["bad"].forfeits == n_forfeits and res.stats["good"].forfeits == 0
+
+
+FORFEITS = [
+    # (script and flags, control, games forfeited of 2, kind, reason)
+    (("crash_engine.py", "--only-seat", "0"), Control(), 1, "crash", r"exited with status 3.*crashing on purpose"),
+    (("illegal_engine.py", "--only-seat", "1"), Control(), 1, "illegal", r"illegal move '[a-z0-9 ]+' in phase"),
+    (("garbage_engine.py", "--only-seat", "1"), Control(), 1, "garbled", r"garbled move 'tile z99 !!'"),
+    (("good_engine.py", "--noise-at", "2", "--only-seat", "0"), Control(), 1, "garbled",
+     r"garbled reply 'hello, I am not sure"),
+    (("hang_engine.py", "--only-seat", "0"), Control(base_ms=1000, inc_ms=500), 1, "time",
+     r"lost on time: no bestmove within the 1000 ms left on its clock"),
+    (("hang_engine.py", "--only-seat", "1"), Control(movetime_ms=800), 1, "time", r"movetime 800 ms"),
+    # sleeps 600 ms a move on 0.7 s + 0.1 s a move: the clock falls by its second move
+    (("good_engine.py", "--slow-ms", "600", "--only-seat", "0"), Control(base_ms=700, inc_ms=100), 1, "time",
+     r"lost on time: no bestmove within the \d+ ms left on its clock"),
+    (("good_engine.py", "--handshake", "exit"), Control(), 2, "handshake",
+     r"failed the handshake: crashed \(exited with status 1\); stderr: fake: refusing to start"),
+]
+
+
+@pytest.mark.parametrize("args,control,n,kind,reason", FORFEITS, ids=[f[0][0] + "-" + f[3] for f in FORFEITS])
+def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, control, n, kind, reason):
+    """Crash, hang, late reply, illegal or garbled move, failed start: that engine loses with the reason recorded."""
+    res, logs = run_with_bad(tmp_path, *args, control=control)
+    check_forfeits(res, n, kind, reason)
+    saved = sorted(os.listdir(tmp_path / "rec"))
+    assert len(saved) == 2
+    for g, fn in zip(res.games, saved):
+        assert open(tmp_path / "rec" / fn).read() == g.record
+    assert_all_gone(logs)                           # the hang engine's `sleep` child included
+
+
+def test_a_silent_engine_fails_the_handshake(tmp_path):
+    """An engine that never answers `tne` loses when the handshake timeout passes (not on its clock)."""
+    res, logs = run_with_bad(tmp_path, "mute_engine.py", games=1, control=Control(handshake_ms=3000))
+    check_forfeits(res, 1, "handshake", r"no tneok within the handshake timeout")
+    assert res.games[0].decisions == 0
+    assert_all_gone(logs)
+
+
+def test_an_unknown_option_or_command_fails_the_handshake(tmp_path):
+    """A setoption the engine rejects, or a command that cannot start, is a failed handshake."""
+    res, logs = run_with_bad(tmp_path, "good_engine.py", games=1, options="option.Bogus=3")
+    check_forfeits(res, 1, "handshake", r"answered 'error unknown-option setoption name Bogus value 3'")
+    good = fake("good", "good_engine.py")
+    missing = parse_engine("name=bad cmd=/nonexistent/tne-engine")
+    res = run_engine_match([good, missing], 2, 2)
+    check_forfeits(res, 2, "handshake", r"cannot start '/nonexistent/tne-engine'")
+
+
+def test_a_stalled_game_is_capped_and_ranked_on_the_scores(tmp_path):
+    """Engines that pass for ever reach the decision cap: end reason cap, ranked on the scores so far."""
+    passer = fake("p", "good_engine.py", "--passer")
+    res = run_engine_match([passer, fake("q", "good_engine.py", "--passer")], 1, 2, max_decisions=40)
+    g = res.games[0]
+    assert (g.end_reason, g.decisions, g.forfeit) == ("cap", 40, None)
+    assert g.ranks == rank_scores(g.scores)
+    assert "# stopped after 40 decisions" in g.record
+    assert_replays(g)
+
+
+# ---------------------------------------------------------------- the match
+
+def test_rotation_statistics_records_and_determinism(tmp_path):
+    """Seats rotate over paired deals; the statistics add up; records replay; jobs do not change results."""
+    a, b = fake("a", "good_engine.py"), fake("b", "good_engine.py")
+    rec = tmp_path / "rec"
+    seen = []
+    res = run_engine_match([a, b], 4, 2, seed=7, record_dir=str(rec), jobs=2,
+                           progress=lambda i, g: seen.append(i))
+    assert sorted(seen) == [0, 1, 2, 3]
+    assert [g.names for g in res.games] == [["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]]
+    deals = [g.seed for g in res.games]
+    assert deals[0] == deals[1] != deals[2] == deals[3]
+    assert sorted(os.listdir(rec)) == ["game0000-a-b.txt", "game0001-b-a.txt", "game0002-a-b.txt", "game0003-b-a.txt"]
+    for i, g in enumerate(res.games):
+        text = (rec / sorted(os.listdir(rec))[i]).read_text()
+        assert text == g.record
+        assert f"[seat0 {g.names[0]}]" in text and f"[seat1 {g.names[1]}]" in text and f"[game {i + 1}]" in text
+        assert_replays(g)
+    sa, sb = res.stats["a"], res.stats["b"]
+    assert sa.games == sb.games == 4
+    assert sa.wins + sb.wins == pytest.approx(4.0)
+    assert sa.wins == sum(g.win_share(g.names.index("a")) for g in res.games)
+    assert sa.rank_sum == sum(g.ranks[g.names.index("a")] for g in res.games)
+    assert sa.choices == sum(g.choices[g.names.index("a")] for g in res.games) > 0
+    share, n = res.pair_score("a", "b")
+    assert n == 4 and res.elo("a", "b")[0] == arena.elo_from_share(share)
+    lo, hi = sa.win_interval
+    assert lo <= sa.win_share <= hi
+    table = res.table()
+    assert "95% interval" in table and "Elo a - b" in table
+    again = run_engine_match([a, b], 2, 2, seed=7, jobs=1)
+    assert [g.record for g in again.games] == [g.record for g in res.games[:2]]
+    assert [g.ranks for g in again.games] == [g.ranks for g in res.games[:2]]
+
+
+def test_the_match_command(tmp_path):
+    """`tne-ai match` prints progress to stderr (not with --quiet), the table to stdout, and rejects bad usage."""
+    runner = CliRunner()
+    args = ["match", "--engine", f"name=a cmd={shlex.quote(fake_cmd('good_engine.py'))}",
+            "--engine", f"name=b cmd={shlex.quote(fake_cmd('good_engine.py'))}",
+            "--players", "3", "--seed", "2", "--tc", "60+1", "--record-dir", str(tmp_path / "rec")]
+    r = runner.invoke(cli_main, args)
+    assert r.exit_code == 0, r.output
+    assert len(re.findall(r"^game \d/3 ranks ", r.stderr, re.M)) == 3
+    assert "3 games, 3 players" in r.stdout and "lineup a b b" in r.stdout and "limits: tc 60+1" in r.stdout
+    assert len(os.listdir(tmp_path / "rec")) == 3
+    q = runner.invoke(cli_main, args[:-2] + ["--games", "1", "--quiet"])
+    assert q.exit_code == 0 and "game 1/1" not in q.stderr and "1 games" in q.stdout
+    for extra, message in ((["--engine", "name=c"], "cmd= is required"),
+                           (["--movetime", "100"], "not both"),
+                           (["--lineup", "a,zz,b"], "unknown engine 'zz'"),
+                           (["--players", "2", "--engine", "name=c cmd=x"], "do not fit")):
+        bad = runner.invoke(cli_main, args + extra)
+        assert bad.exit_code == 2 and message in bad.output, bad.output
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_a_match_kills_every_engine(tmp_path, sig):
+    """Ctrl-C (or SIGTERM) mid-game stops the match with status 130 and leaves no engine or child behind."""
+    logs = str(tmp_path / "logs")
+    cmd = [sys.executable, "-m", "tne_ai", "match",
+           "--engine", f"name=good cmd={shlex.quote(fake_cmd('good_engine.py', '--log-dir', logs))}",
+           "--engine", f"name=hang cmd={shlex.quote(fake_cmd('hang_engine.py', '--log-dir', logs))}",
+           "--games", "4", "--jobs", "2", "--move-timeout", "600"]
+    ref = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # wait (without asserting how long it takes) until both games hang in a search
+        for _ in range(600):
+            texts = [open(os.path.join(logs, f)).read() for f in os.listdir(logs)] if os.path.isdir(logs) else []
+            if sum("child " in t and "\n> go" in t for t in texts) >= 2:
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the engines never started searching")
+        ref.send_signal(sig)
+        out, err = ref.communicate(timeout=60)
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.communicate()
+    assert ref.returncode == 130, err
+    assert "interrupted after 0 of 4 games" in err
+    assert_all_gone(logs)
+
+
+def test_a_short_match_between_two_tne_ai_bots(tmp_path):
+    """Two `tne-ai bot` processes play a 2-game match through the command, with few iterations."""
+    try:
+        import tne_ai.bot  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"tne-ai bot is not available yet: {e}")
+    runner = CliRunner()
+    r = runner.invoke(cli_main, ["match", "--engine", "name=x cmd='tne-ai bot' option.Workers=1",
+                                 "--engine", "name=y cmd='tne-ai bot' option.Workers=1 option.RolloutDepth=1",
+                                 "--games", "2", "--iterations", "30", "--seed", "1",
+                                 "--record-dir", str(tmp_path / "rec")])
+    assert r.exit_code == 0, r.output
+    assert "2 games, 2 players" in r.stdout and "Elo x - y" in r.stdout
+    assert "forfeit" not in r.stderr, r.stderr
+    for fn in sorted(os.listdir(tmp_path / "rec")):
+        state, _ = replay_record((tmp_path / "rec" / fn).read_text(), engine.new_game)
+        assert state.is_terminal() or "# stopped after" in (tmp_path / "rec" / fn).read_text()

@@ -1,0 +1,138 @@
+"""`tne-ai bench`: playout and search speed at fixed positions, and the bench signature.
+
+Two measurements, both seeded:
+
+- playouts: uniform-random full games played by the nogil kernel
+  (State.random_playout: the complete legal list at every decision, one
+  picked uniformly; every atomic decision counts, draws resolved inside
+  apply), standard board, game g seeded with g;
+- searches: ISMCTS with the default SearchParams, one worker, a fixed
+  iteration budget, at fixed positions per player count: the opening of a
+  seeded game and a mid-game reached by seeded random play (the same
+  positions as bench/search_bench.py).
+
+The *bench signature* (as Stockfish's `bench`) is one integer that changes
+only when behaviour changes, never with speed: the total decisions of the
+seeded playouts plus, for each seeded search, its node count and the sum over
+root candidates of visits x (action + 1). It depends on the settings, so the
+settings are printed with it; the defaults give the reference signature.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import random
+import time
+
+import click
+
+import engine
+from search.agent import Limits
+from search.ismcts import ISMCTS
+from search.params import SearchParams
+from tne_ai import __version__
+
+DEFAULT_PLAYERS = (2, 4)
+DEFAULT_PLAYOUTS = 500
+DEFAULT_ITERATIONS = 2000
+POSITION_SEED = 3
+MIDGAME_DECISIONS = 60
+
+
+def fixed_position(players: int, seed: int = POSITION_SEED, decisions: int = MIDGAME_DECISIONS):
+    """Return a fixed benchmark position: seeded random play to `decisions`, then on to an action phase."""
+    s = engine.new_game(players, seed)
+    rng = random.Random(seed)
+    n = 0
+    while n < decisions or s.phase != "action":
+        s.apply(rng.choice(s.legal_actions()))
+        n += 1
+    return s
+
+
+def kernel_playouts(players: int, games: int, seed: int = 0) -> tuple:
+    """Play seeded uniform-random games in the kernel; return (seconds, total decisions)."""
+    t0 = time.perf_counter()
+    total = 0
+    for g in range(seed, seed + games):
+        total += engine.new_game(players, g).random_playout(g)
+    return time.perf_counter() - t0, total
+
+
+def search_signature(result) -> int:
+    """Return a search's contribution to the signature: nodes + sum of visits x (action + 1)."""
+    return result.nodes + sum(c.visits * (c.action + 1) for c in result.candidates)
+
+
+def cpu_model() -> str:
+    """Return the CPU model name, as well as the platform reveals it."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def machine_line() -> str:
+    """Return one line naming the machine: platform, CPU model, cores, Python."""
+    cores = os.cpu_count() or 0
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        usable = cores
+    avail = f", {usable} usable" if usable != cores else ""
+    return (f"machine: {platform.system()} {platform.release()} {platform.machine()}, {cpu_model()}, "
+            f"{cores} cores{avail}, one used; Python {platform.python_version()}")
+
+
+def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
+              iterations: int = DEFAULT_ITERATIONS, echo=print) -> int:
+    """Run the benchmark, printing as it goes through `echo`; return the signature."""
+    params = SearchParams()
+    echo(f"tne-ai {__version__} bench")
+    echo(machine_line())
+    echo(f"playouts: {playouts} per player count, uniform random in the nogil kernel (complete legal "
+         f"list, every decision), standard board, game g seeded g = 0..{playouts - 1}")
+    echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {params.rollout_policy} "
+         f"rollouts of {params.rollout_depth} decisions, epsilon {params.rollout_epsilon}), 1 worker, "
+         f"{iterations} iterations per position, seed 0")
+    echo("")
+    echo("| players | playouts | decisions | mean game length | games/s | decisions/s |")
+    echo("|---|---:|---:|---:|---:|---:|")
+    signature = 0
+    for p in players:
+        secs, decisions = kernel_playouts(p, playouts)
+        signature += decisions
+        echo(f"| {p} | {playouts} | {decisions:,} | {decisions / playouts:.1f} | "
+             f"{playouts / secs:,.0f} | {decisions / secs:,.0f} |")
+    echo("")
+    echo("| players | position | seat | iterations | nodes | iterations/s | best |")
+    echo("|---|---|---:|---:|---:|---:|---|")
+    searcher = ISMCTS(params)
+    for p in players:
+        for name, decisions in (("opening", 0), (f"mid-game (decision {MIDGAME_DECISIONS})", MIDGAME_DECISIONS)):
+            s = fixed_position(p, decisions=decisions)
+            seat = s.to_act
+            r = searcher.search(s.observation(seat), seat, Limits(iterations=iterations), seed=0)
+            signature += search_signature(r)
+            echo(f"| {p} | {name} | {seat} | {r.iterations:,} | {r.nodes:,} | "
+                 f"{r.iterations_per_second:,.0f} | {r.best_move} |")
+    echo("")
+    echo(f"settings: players {','.join(map(str, players))}, playouts {playouts}, iterations {iterations}")
+    echo(f"signature {signature}")
+    return signature
+
+
+@click.command("bench")
+@click.option("--players", type=click.IntRange(2, 4), multiple=True,
+              help="Player counts to measure (repeatable; default 2 and 4).")
+@click.option("--playouts", type=click.IntRange(1, 1_000_000), default=DEFAULT_PLAYOUTS, show_default=True,
+              help="Seeded random games per player count.")
+@click.option("--iterations", type=click.IntRange(1, 10_000_000), default=DEFAULT_ITERATIONS,
+              show_default=True, help="ISMCTS iterations per fixed position.")
+def bench_command(players, playouts, iterations):
+    """Measure playout and search speed; print the bench signature last."""
+    run_bench(tuple(players) or DEFAULT_PLAYERS, playouts, iterations, echo=click.echo)

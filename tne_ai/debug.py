@@ -1,0 +1,204 @@
+"""Rules-debugging subcommands (`tne-ai perft`, `tne-ai show`) and the input loader they share.
+
+Every `tne-ai` command that reads a game takes POSITION_OR_FILE: a one-line
+position string (engine/position.py), a file holding one, a game record
+(engine/record.py; the position at its end or after `--ply N` decisions), or
+`-` for standard input. `load_input` turns that into a snapshot (and a State
+when the hidden part is known) or a one-line error with exit status 2.
+
+`perft` counts the decision sequences of a given length (every atomic
+decision is a ply: tiles, leaders, conflict commitments, war choices,
+monuments, treasures; draws are resolved inside apply, docs/engine.md).
+`show` renders a position (engine/render.py), a seat's hand only if asked.
+"""
+from __future__ import annotations
+
+import os
+import time
+from importlib import resources
+from dataclasses import dataclass
+from typing import Optional
+
+import click
+
+import engine
+from engine.errors import EngineError
+from engine.position import format_position, parse_position
+from engine.record import replay_record
+from engine.render import render
+
+MAX_PERFT_DEPTH = 6
+SAMPLE_FILE = "data/sample-midgame.txt"
+
+
+class InputError(click.ClickException):
+    """Report bad input on one line and exit with status 2 (like a usage error)."""
+
+    exit_code = 2
+
+
+@dataclass
+class Loaded:
+    """A game position read from the command line, and where it came from."""
+
+    snapshot: dict                   # full snapshot, or a public one (hidden part unknown)
+    state: Optional[engine.State]    # None when the hidden part is unknown
+    source: str                      # e.g. "game.txt", "position string", "stdin"
+    kind: str                        # "position" or "record"
+    ply: Optional[int] = None        # decisions replayed (records only)
+    plies: Optional[int] = None      # decisions in the whole record
+
+    def describe(self) -> str:
+        """Return a one-line description of the input."""
+        if self.kind == "record":
+            return f"{self.source}: game record, after decision {self.ply} of {self.plies}"
+        return f"{self.source}: position" + ("" if self.state is not None else " (public part only)")
+
+
+def _read_source(arg: str) -> tuple:
+    """Return (text, source label) of a command-line argument."""
+    if arg == "-":
+        return click.get_text_stream("stdin").read(), "stdin"
+    if os.path.isdir(arg):
+        raise InputError(f"{arg!r} is a directory, not a position or a game record file")
+    if os.path.exists(arg):
+        try:
+            with open(arg, encoding="utf-8") as f:
+                return f.read(), arg
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError(f"cannot read {arg!r}: {e}") from e
+    if not arg.strip() or len(arg.split()) == 1:
+        # a position string has 21 fields: one word can only have been meant as a file
+        raise InputError(f"no such file: {arg!r} (and not a position string)")
+    return arg, "position string"
+
+
+def _body_lines(text: str) -> list:
+    return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
+
+
+def _initial_state(text: str):
+    """Return the start of a record: its header lines replayed without decisions."""
+    head = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line and not line.startswith("["):
+            break
+        head.append(raw)
+    state, _ = replay_record("\n".join(head) + "\n", engine.new_game, engine.State.from_snapshot)
+    return state
+
+
+def load_input(arg: str, ply: Optional[int] = None) -> Loaded:
+    """Read POSITION_OR_FILE (or '-') into a Loaded position; InputError on any bad input."""
+    text, source = _read_source(arg)
+    return parse_input(text, source, ply)
+
+
+def load_sample(ply: Optional[int] = None) -> Loaded:
+    """Return the built-in sample mid-game position (tne_ai/data/sample-midgame.txt)."""
+    text = resources.files("tne_ai").joinpath(SAMPLE_FILE).read_text(encoding="utf-8")
+    return parse_input(text, "built-in sample mid-game", ply)
+
+
+def parse_input(text: str, source: str, ply: Optional[int] = None) -> Loaded:
+    """Parse a position string or a game record's text into a Loaded position."""
+    lines = _body_lines(text)
+    if not lines:
+        raise InputError(f"{source}: empty: expected a position string or a game record")
+    is_record = len(lines) > 1 or lines[0].startswith("[")
+    if not is_record:
+        if ply is not None:
+            raise InputError(f"--ply applies to game records, and {source} is a position string")
+        try:
+            snap = parse_position(lines[0])
+            state = None if snap["hands"] is None else engine.State.from_snapshot(snap)
+        except EngineError as e:
+            raise InputError(f"bad position ({source}): {e}") from e
+        return Loaded(snap if state is None else state.snapshot(), state, source, "position")
+    try:
+        state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+    except EngineError as e:
+        raise InputError(f"bad game record ({source}): {e}") from e
+    if ply is not None and ply != len(actions):
+        if not 0 <= ply <= len(actions):
+            raise InputError(f"--ply {ply} is out of range: {source} holds decisions 0..{len(actions)}")
+        state = _initial_state(text)
+        for a in actions[:ply]:
+            state.apply(a)
+    return Loaded(state.snapshot(), state, source, "record",
+                  len(actions) if ply is None else ply, len(actions))
+
+
+def require_state(loaded: Loaded, what: str) -> engine.State:
+    """Return the loaded State, or fail when only the public part of the position is known."""
+    if loaded.state is None:
+        raise InputError(f"{what} needs every hand and the bag, and the input ({loaded.source}) gives "
+                         f"only the public part (add ' | hands bag swapped' to the position string)")
+    return loaded.state
+
+
+def check_seat(seat: Optional[int], players: int, option: str = "--seat") -> Optional[int]:
+    """Return the seat if it exists in a game of `players`, else fail naming the option."""
+    if seat is not None and not 0 <= seat < players:
+        raise InputError(f"{option} {seat} is out of range: this game has seats 0..{players - 1}")
+    return seat
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _arg_help() -> str:
+    return "POSITION_OR_FILE: a position string, a file with one, a game record, or - for stdin."
+
+
+@click.command("perft", epilog=_arg_help())
+@click.argument("position_or_file")
+@click.option("--depth", "-d", type=click.IntRange(1, MAX_PERFT_DEPTH), required=True,
+              help=f"Decisions to look ahead (1..{MAX_PERFT_DEPTH}).")
+@click.option("--divide", is_flag=True, help="Also print the count below each legal decision.")
+@click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions.")
+def perft_command(position_or_file, depth, divide, ply):
+    """Count the decision sequences of length DEPTH from a position (rules debugging)."""
+    state = require_state(load_input(position_or_file, ply), "perft")
+    t0 = time.perf_counter()
+    if divide and not state.is_terminal():
+        total = 0
+        for action in state.legal_actions():
+            child = state.clone()
+            child.apply(action)
+            n = engine.perft(child, depth - 1)
+            total += n
+            click.echo(f"{engine.format_action(action)}: {n}")
+        click.echo("")
+    else:
+        total = engine.perft(state, depth)
+    elapsed = time.perf_counter() - t0
+    click.echo(f"nodes {total}")
+    click.echo(f"depth {depth}, {elapsed:.3f} s", err=True)
+
+
+@click.command("show", epilog=_arg_help())
+@click.argument("position_or_file")
+@click.option("--seat", type=click.IntRange(min=0), help="Show this seat's hand (default: no hand).")
+@click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions.")
+@click.option("--moves", is_flag=True, help="Also list the legal decisions.")
+@click.option("--position", "print_position", is_flag=True,
+              help="Also print the position string (hidden part included when known).")
+def show_command(position_or_file, seat, ply, moves, print_position):
+    """Print a position or a game record's position as a board."""
+    loaded = load_input(position_or_file, ply)
+    snap = loaded.snapshot
+    check_seat(seat, snap["players"])
+    if seat is not None and loaded.state is None:
+        raise InputError(f"--seat {seat}: the input ({loaded.source}) gives no hands, only the public part")
+    click.echo(loaded.describe())
+    click.echo(render(snap, seat), nl=False)
+    if print_position:
+        click.echo("position " + format_position(snap, hidden=loaded.state is not None))
+    if moves:
+        state = require_state(loaded, "--moves")
+        legal = state.legal_moves()
+        click.echo(f"{len(legal)} legal decisions" + (":" if legal else ""))
+        for i in range(0, len(legal), 8):
+            click.echo("  " + ", ".join(legal[i:i + 8]))

@@ -1,0 +1,814 @@
+"""`tne-ai match`: a referee that plays games between engines speaking the protocol (docs/protocol.md).
+
+The referee holds the true game (engine.state) and runs one engine process
+per seat per game, since each seat may know different things. An engine is
+only ever told its own seat's share: `position startpos first F hand H moves
+<events>`, the events coming from engine.view.events_for_seat (every
+decision, another seat's swap only as `swap n`, only its own draws); never a
+position string, never another seat's tiles.
+
+It enforces the time control (`go` with per-seat `clockN`/`incN`, or
+`movetime`, or `iterations`, plus a small grace margin), and an engine that
+crashes, hangs, fails the handshake, answers an error, or sends an illegal or
+garbled move loses that game: it ranks last, the other seats are ranked on
+the scores so far (search.arena's forfeit rule), the reason goes into the
+game record, its processes are killed, and the match goes on with fresh
+processes. Seats are rotated over paired deals and the match is summarised
+exactly as search.arena.run_match does (win shares with Wilson intervals,
+mean rank, Elo for two engines).
+
+    tne-ai match --engine "name=a cmd='tne-ai bot' option.Workers=1" \\
+                 --engine "name=b cmd='tne-ai bot' option.Exploration=1.0" \\
+                 --games 20 --tc 10+0.1 --record-dir games/
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import os
+import queue
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import click
+
+import engine
+from engine.actions import parse_action
+from engine.errors import NotationError
+from engine.record import GameRecorder
+from engine.state import rank_scores
+from engine.view import events_for_seat, letters
+from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, _forfeit_ranks,
+                          default_lineup, derive_seed)
+
+LINE_LIMIT = 65_536          # the protocol's longest line (docs/protocol.md)
+QUIT_WAIT = 1.0              # seconds an engine gets to leave after `quit` before it is killed
+POLL = 0.25                  # seconds between checks for an interrupted match while waiting
+NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")
+# How an engine can lose a game by forfeit (GameResult.forfeit["kind"]).
+FORFEIT_KINDS = ("handshake", "crash", "time", "illegal", "garbled", "error")
+
+
+class EngineFailure(Exception):
+    """An engine broke the protocol or the rules: it forfeits the game."""
+
+    def __init__(self, kind: str, reason: str, seat: Optional[int] = None):
+        """Record the kind (one of FORFEIT_KINDS), the reason and, once known, the seat."""
+        super().__init__(reason)
+        self.kind, self.reason, self.seat = kind, reason, seat
+
+
+class Cancelled(Exception):
+    """The match was interrupted while this game was being played."""
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a match; `result` summarises the games finished before."""
+
+    def __init__(self, result: MatchResult):
+        super().__init__("match interrupted")
+        self.result = result
+
+
+# ---------------------------------------------------------------- configuration
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How to run one engine: its name, command line, working directory and options."""
+
+    name: str
+    cmd: str
+    argv: tuple
+    options: tuple = ()          # ((name, value), ...) sent as setoption, in order
+    cwd: Optional[str] = None
+
+
+def _default_name(argv) -> str:
+    """Return a name for an engine from its command: the program (or the script a python runs)."""
+    prog = os.path.basename(argv[0])
+    if prog.startswith("python") and len(argv) > 1 and not argv[1].startswith("-"):
+        prog = os.path.basename(argv[1])
+    prog = re.sub(r"\.py$", "", prog)
+    return "".join(ch if NAME_RE.fullmatch(ch) else "_" for ch in prog) or "engine"
+
+
+def parse_engine(text: str) -> EngineSpec:
+    """Parse `name=N cmd='prog args' dir=D option.X=Y ...` (shell quoting) into an EngineSpec; ValueError if bad."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError as e:
+        raise ValueError(f"engine {text!r}: {e}") from None
+    fields, options = {}, []
+    for tok in tokens:
+        key, eq, value = tok.partition("=")
+        if not eq:
+            raise ValueError(f"engine {text!r}: {tok!r} is not key=value (keys: name, cmd, dir, option.NAME)")
+        if key.startswith("option."):
+            opt = key[len("option."):]
+            if not opt or any(ch.isspace() for ch in opt):
+                raise ValueError(f"engine {text!r}: bad option name in {tok!r}")
+            options.append((opt, value))
+        elif key in ("name", "cmd", "dir"):
+            if key in fields:
+                raise ValueError(f"engine {text!r}: {key}= given twice")
+            fields[key] = value
+        else:
+            raise ValueError(f"engine {text!r}: unknown key {key!r} (keys: name, cmd, dir, option.NAME)")
+    if not fields.get("cmd", "").strip():
+        raise ValueError(f"engine {text!r}: cmd= is required, e.g. cmd='tne-ai bot'")
+    try:
+        argv = tuple(shlex.split(fields["cmd"]))
+    except ValueError as e:
+        raise ValueError(f"engine {text!r}: cmd {fields['cmd']!r}: {e}") from None
+    name = fields.get("name", "")
+    if "name" in fields and not NAME_RE.fullmatch(name):
+        raise ValueError(f"engine {text!r}: name {name!r} may use only letters, digits and _ . + -")
+    return EngineSpec(name=name or _default_name(argv), cmd=fields["cmd"], argv=argv,
+                      options=tuple(options), cwd=fields.get("dir"))
+
+
+def unique_names(specs: list) -> list:
+    """Return the specs with repeated names made distinct (-2, -3, ...)."""
+    seen, out = collections.Counter(), []
+    for sp in specs:
+        seen[sp.name] += 1
+        name = sp.name if seen[sp.name] == 1 else f"{sp.name}-{seen[sp.name]}"
+        while name in {o.name for o in out}:
+            name += "_"
+        out.append(sp if name == sp.name else EngineSpec(name, sp.cmd, sp.argv, sp.options, sp.cwd))
+    return out
+
+
+def parse_tc(text: str) -> tuple:
+    """Parse a time control `base+inc` (seconds, e.g. `60+0.5`, or `60`) into (base_ms, inc_ms)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(?:\+\s*(\d+(?:\.\d*)?|\.\d+)\s*)?", text or "")
+    if not m:
+        raise ValueError(f"time control {text!r}: expected base+increment in seconds, e.g. 60+0.5")
+    base, inc = round(float(m.group(1)) * 1000), round(float(m.group(2) or 0) * 1000)
+    if base <= 0:
+        raise ValueError(f"time control {text!r}: the base time must be positive")
+    return base, inc
+
+
+@dataclass(frozen=True)
+class Control:
+    """The limits of a match: time control, per-move limits, grace and the referee's own timeouts."""
+
+    base_ms: Optional[int] = None        # --tc: each seat's clock for the game
+    inc_ms: int = 0                      # --tc: added after each of the seat's decisions
+    movetime_ms: Optional[int] = None    # --movetime: per decision
+    iterations: Optional[int] = None     # --iterations: per decision (no time limit by itself)
+    grace_ms: int = 200                  # a reply this late past its limit still counts
+    move_timeout_ms: int = 60_000        # a reply with no time limit is a hang after this long
+    handshake_ms: int = 30_000           # from start to `readyok`, not on the clock
+
+    def __post_init__(self):
+        if self.base_ms is not None and self.movetime_ms is not None:
+            raise ValueError("give a time control (--tc) or a time per move (--movetime), not both")
+        for name in ("base_ms", "movetime_ms", "iterations"):
+            v = getattr(self, name)
+            if v is not None and v <= 0:
+                raise ValueError(f"{name} must be positive, got {v}")
+        for name in ("inc_ms", "grace_ms"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        for name in ("move_timeout_ms", "handshake_ms"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+
+    def describe(self) -> str:
+        """Return the limits as text, e.g. `tc 60+0.5` or `iterations 500`."""
+        parts = []
+        if self.base_ms is not None:
+            parts.append(f"tc {self.base_ms / 1000:g}+{self.inc_ms / 1000:g}")
+        if self.movetime_ms is not None:
+            parts.append(f"movetime {self.movetime_ms}")
+        if self.iterations is not None:
+            parts.append(f"iterations {self.iterations}")
+        return ", ".join(parts) or "engine default"
+
+    def go(self, clocks: Optional[list]) -> str:
+        """Return the `go` command for the current clocks."""
+        words = ["go"]
+        if self.iterations is not None:
+            words += ["iterations", str(self.iterations)]
+        if self.movetime_ms is not None:
+            words += ["movetime", str(self.movetime_ms)]
+        if clocks is not None:
+            for s, ms in enumerate(clocks):
+                words += [f"clock{s}", str(max(0, round(ms)))]
+            for s in range(len(clocks)):
+                words += [f"inc{s}", str(self.inc_ms)]
+        return " ".join(words)
+
+    def allowance_ms(self, clock: Optional[float]) -> float:
+        """Return how long a reply may take, grace included, given the mover's clock."""
+        if clock is not None:
+            return clock + self.grace_ms
+        if self.movetime_ms is not None:
+            return self.movetime_ms + self.grace_ms
+        return self.move_timeout_ms
+
+    def late_reason(self, clock: Optional[float]) -> str:
+        """Return why a reply that took too long loses."""
+        if clock is not None:
+            return (f"lost on time: no bestmove within the {max(0, round(clock))} ms left on its clock "
+                    f"(+{self.grace_ms} ms grace)")
+        if self.movetime_ms is not None:
+            return f"lost on time: no bestmove within movetime {self.movetime_ms} ms (+{self.grace_ms} ms grace)"
+        return f"hung: no bestmove within {self.move_timeout_ms / 1000:g} s"
+
+
+# ---------------------------------------------------------------- one engine process
+
+_LIVE: set = set()                 # every EngineProcess started and not yet closed
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all() -> None:
+    """Kill every engine process still running (on an interrupted match)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for p in live:
+        p.kill()
+
+
+class EngineProcess:
+    """One running engine: its process (in its own process group), pipe threads and transcript."""
+
+    def __init__(self, spec: EngineSpec, label: str, log_path: Optional[str] = None,
+                 cancel: Optional[threading.Event] = None):
+        """Prepare to run `spec`; `label` names it in messages; `log_path` gets the transcript."""
+        self.spec, self.label, self.cancel = spec, label, cancel
+        self.proc: Optional[subprocess.Popen] = None
+        self.lines: queue.Queue = queue.Queue()     # (bytes or None at EOF, arrival time)
+        self.outbox: queue.Queue = queue.Queue()    # lines to write; None ends the writer
+        self.stderr_tail = collections.deque(maxlen=5)
+        self.options: dict = {}                     # advertised option names, lower case -> name
+        self.threads: list = []
+        self._log = open(log_path, "w", encoding="utf-8", errors="replace") if log_path else None
+        self._log_lock = threading.Lock()
+
+    def log(self, mark: str, text: str) -> None:
+        """Append one line to the transcript (`>` sent, `<` received, `!` stderr, `#` referee)."""
+        if self._log is not None:
+            with self._log_lock:
+                if not self._log.closed:
+                    self._log.write(f"{time.monotonic():.3f} {mark} {text}\n")
+                    self._log.flush()
+
+    def start(self) -> None:
+        """Start the process and its pipe threads; EngineFailure if it cannot be started."""
+        try:
+            # A session of its own: the terminal's Ctrl-C reaches only the referee, which
+            # then kills the engine's whole process group (search workers included).
+            self.proc = subprocess.Popen(list(self.spec.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, cwd=self.spec.cwd, start_new_session=True)
+        except (OSError, ValueError) as e:
+            raise EngineFailure("handshake", f"cannot start {self.spec.cmd!r}: {e}") from None
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+        self.log("#", f"started pid {self.proc.pid}: {self.spec.cmd}")
+        for target in (self._read_stdout, self._read_stderr, self._write_stdin):
+            t = threading.Thread(target=target, name=f"{self.label}:{target.__name__}", daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    # The pipes are served by threads so that a silent or blocked engine can never
+    # block the referee: reads wait on a queue with a deadline, writes never wait.
+    def _read_stdout(self) -> None:
+        out = self.proc.stdout
+        while True:
+            try:
+                raw = out.readline(LINE_LIMIT + 1)
+            except (OSError, ValueError):
+                raw = b""
+            self.lines.put((raw or None, time.monotonic()))
+            if not raw:
+                return
+
+    def _read_stderr(self) -> None:
+        err = self.proc.stderr
+        while True:
+            try:
+                raw = err.readline(LINE_LIMIT)
+            except (OSError, ValueError):
+                return
+            if not raw:
+                return
+            text = raw.decode("utf-8", "replace").rstrip()
+            if text:
+                self.stderr_tail.append(text)
+                self.log("!", text)
+
+    def _write_stdin(self) -> None:
+        pipe = self.proc.stdin
+        while True:
+            line = self.outbox.get()
+            if line is None:
+                break
+            try:
+                pipe.write(line.encode("ascii", "replace") + b"\n")
+                pipe.flush()
+            except (OSError, ValueError):
+                break                       # the engine is gone: the reader sees the end of its output
+        try:
+            pipe.close()
+        except (OSError, ValueError):
+            pass
+
+    def send(self, line: str) -> None:
+        """Queue one line for the engine."""
+        self.log(">", line)
+        self.outbox.put(line)
+
+    def read(self, deadline: float) -> tuple:
+        """Return the next (line, arrival time); TimeoutError past `deadline`; EngineFailure at end of output."""
+        while True:
+            if self.cancel is not None and self.cancel.is_set():
+                raise Cancelled()
+            left = deadline - time.monotonic()
+            try:
+                raw, t = self.lines.get(timeout=max(0.0, min(left, POLL)))
+                break
+            except queue.Empty:
+                if left <= 0:
+                    raise TimeoutError() from None
+        if raw is None:
+            raise EngineFailure("crash", self._exit_reason())
+        if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
+            self.log("<", f"<a line of more than {LINE_LIMIT} bytes>")
+            raise EngineFailure("garbled", f"sent a line longer than {LINE_LIMIT} bytes")
+        try:
+            line = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            self.log("<", repr(raw))
+            raise EngineFailure("garbled", f"sent a line that is not ASCII: {raw[:60]!r}") from None
+        self.log("<", line)
+        return line, t
+
+    def _exit_reason(self) -> str:
+        """Return how the engine ended, with the last line of its stderr."""
+        try:
+            status = self.proc.wait(timeout=QUIT_WAIT)
+        except subprocess.TimeoutExpired:
+            status = None
+        if self.threads:
+            self.threads[1].join(timeout=0.5)       # let the stderr thread catch the last words
+        if status is None:
+            why = "closed its output"
+        elif status < 0:
+            try:
+                why = f"crashed (killed by {signal.Signals(-status).name})"
+            except ValueError:
+                why = f"crashed (killed by signal {-status})"
+        else:
+            why = f"crashed (exited with status {status})"
+        if self.stderr_tail:
+            why += f"; stderr: {self.stderr_tail[-1][:200]}"
+        return why
+
+    def kill(self) -> None:
+        """Kill the engine's process group at once (safe to call from any thread, more than once)."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def close(self, wait: float = 0.0) -> None:
+        """Give the engine `wait` seconds to exit after `quit` (already sent), then kill and reap it."""
+        if self.proc is not None:
+            if wait > 0:
+                try:
+                    self.proc.wait(timeout=wait)
+                except subprocess.TimeoutExpired:
+                    pass
+            # The group also after a clean exit: it may still hold the engine's own children.
+            self.kill()
+            self.proc.kill()                # in case the engine left its group
+            self.proc.wait()
+            self.outbox.put(None)
+            for t in self.threads:
+                t.join(timeout=2.0)
+            for pipe, t in zip((self.proc.stdout, self.proc.stderr), self.threads):
+                if not t.is_alive():        # closing under a blocked reader could block the referee
+                    try:
+                        pipe.close()
+                    except (OSError, ValueError):
+                        pass
+            self.log("#", f"ended with status {self.proc.returncode}")
+        if self._log is not None:
+            with self._log_lock:
+                self._log.close()
+        with _LIVE_LOCK:
+            _LIVE.discard(self)
+
+
+def close_engines(procs: list, graceful: bool) -> None:
+    """End every engine of a game: `quit` and a short wait when graceful, then kill and reap."""
+    if graceful:
+        for p in procs:
+            if p.proc is not None and p.proc.poll() is None:
+                p.send("quit")
+    deadline = time.monotonic() + (QUIT_WAIT if graceful else 0.0)
+    for p in procs:
+        p.close(wait=max(0.0, deadline - time.monotonic()))
+
+
+# ---------------------------------------------------------------- one game
+
+def _handshake(procs: list, players: int, board: str, seeds: list, deadline: float) -> None:
+    """Start every seat's engine and bring it to `readyok`; EngineFailure (with its seat) if one fails."""
+    def failed(s: int, e: Exception, stage: str) -> EngineFailure:
+        if isinstance(e, TimeoutError):
+            return EngineFailure("handshake", f"failed the handshake: no {stage} within the handshake timeout", s)
+        return EngineFailure("handshake", f"failed the handshake: {e.reason}", s)
+
+    for s, p in enumerate(procs):
+        try:
+            p.start()
+        except EngineFailure as e:
+            e.seat = s
+            raise
+        p.send("tne")
+    for s, p in enumerate(procs):
+        try:
+            while True:
+                line, _ = p.read(deadline)
+                words = line.split()
+                if words[:1] == ["tneok"]:
+                    break
+                if words[:2] == ["option", "name"] and len(words) > 2:
+                    p.options[words[2].lower()] = words[2]
+                # anything else before `tneok` (id lines, banners) is allowed and ignored
+        except (EngineFailure, TimeoutError) as e:
+            raise failed(s, e, "tneok")
+        given = {name.lower() for name, _ in p.spec.options}
+        for name, value in p.spec.options:
+            p.send(f"setoption name {name} value {value}")
+        # An engine with a Seed option gets one derived from the match seed, so a seeded
+        # match is reproducible and repeated deals are not played identically.
+        if "seed" in p.options and "seed" not in given:
+            p.send(f"setoption name {p.options['seed']} value {seeds[s]}")
+        p.send(f"newgame players {players} board {board} seat {s}")
+        p.send("isready")
+    for s, p in enumerate(procs):
+        try:
+            while True:
+                line, _ = p.read(deadline)
+                if line.split()[:1] == ["readyok"]:
+                    break
+                if line.split()[:1] == ["error"]:
+                    raise EngineFailure("handshake", f"failed the handshake: answered {line[:200]!r}", s)
+        except (EngineFailure, TimeoutError) as e:
+            if isinstance(e, EngineFailure) and e.seat is not None:
+                raise
+            raise failed(s, e, "readyok")
+
+
+def _await_bestmove(p: EngineProcess, deadline: float) -> tuple:
+    """Return (move text, arrival time) of the engine's `bestmove`, skipping `info` lines."""
+    while True:
+        line, t = p.read(deadline)
+        if t > deadline:
+            raise TimeoutError()
+        word = line.split()[0] if line else ""
+        if word == "bestmove":
+            return line[len("bestmove"):].strip(), t
+        if word in ("", "info", "readyok"):
+            continue
+        if word == "error":
+            raise EngineFailure("error", f"answered {line[:200]!r}")
+        raise EngineFailure("garbled", f"garbled reply {line[:80]!r} (expected info or bestmove)")
+
+
+def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "standard",
+                     control: Control = Control(), seeds: Optional[list] = None,
+                     names: Optional[list] = None, game_no: Optional[int] = None,
+                     log_dir: Optional[str] = None, max_decisions: int = MAX_DECISIONS,
+                     cancel: Optional[threading.Event] = None) -> GameResult:
+    """Play one game of the deal `deal`, specs[s] in seat s, each engine told only its seat's share; return the GameResult.
+
+    As in search.arena.play_game, a forfeit ends the game (the loser ranks
+    last) and a game still running after `max_decisions` decisions is ranked
+    on the scores so far, end reason "cap". GameResult.forfeit also holds the
+    `kind` (FORFEIT_KINDS); think_time is the wall time of each seat's replies.
+    """
+    if len(specs) != players:
+        raise ValueError(f"{len(specs)} engines for {players} players")
+    names = list(names) if names is not None else [sp.name for sp in specs]
+    seeds = list(seeds) if seeds is not None else [derive_seed(deal, "engine", s) for s in range(players)]
+    state = engine.new_game(players, deal, board)
+    headers = {"event": "tne-ai match", "control": control.describe()}
+    if game_no is not None:
+        headers["game"] = str(game_no)
+    headers.update({f"seat{s}": nm for s, nm in enumerate(names)})
+    rec = GameRecorder(state, seed=deal, headers=headers)
+    start = state.snapshot()
+    opening = [f"position startpos first {start['to_act']} hand {letters(start['hands'][s])}"
+               for s in range(players)]
+    events = [[] for _ in range(players)]
+    clocks = [float(control.base_ms)] * players if control.base_ms is not None else None
+    think, calls = [0.0] * players, [0] * players
+    decisions, forfeit = 0, None
+    if log_dir:
+        os.makedirs(log_dir, exist_ok=True)
+    tag = f"game{game_no:04d}-" if game_no is not None else ""
+    procs = [EngineProcess(sp, f"seat {s} ({names[s]})",
+                           os.path.join(log_dir, f"{tag}seat{s}-{names[s]}.log") if log_dir else None, cancel)
+             for s, sp in enumerate(specs)]
+    graceful = False
+    try:
+        try:
+            _handshake(procs, players, board, seeds, time.monotonic() + control.handshake_ms / 1000)
+            while not state.is_terminal() and decisions < max_decisions:
+                if cancel is not None and cancel.is_set():
+                    raise Cancelled()
+                seat = state.to_act
+                p = procs[seat]
+                p.send(opening[seat] + (" moves " + "; ".join(events[seat]) if events[seat] else ""))
+                clock = clocks[seat] if clocks is not None else None
+                p.send(control.go(clocks))
+                t0 = time.monotonic()
+                try:
+                    text, t1 = _await_bestmove(p, t0 + control.allowance_ms(clock) / 1000)
+                except TimeoutError:
+                    think[seat] += time.monotonic() - t0
+                    calls[seat] += 1
+                    raise EngineFailure("time", control.late_reason(clock), seat) from None
+                except EngineFailure as e:
+                    e.seat = seat
+                    raise
+                elapsed = t1 - t0
+                think[seat] += elapsed
+                calls[seat] += 1
+                if clocks is not None:
+                    # inside the grace margin the clock stops at zero rather than going negative
+                    clocks[seat] = max(0.0, clocks[seat] - 1000 * elapsed) + control.inc_ms
+                try:
+                    action = parse_action(text)
+                except NotationError as e:
+                    raise EngineFailure("garbled", f"garbled move {text[:80]!r}: {e}", seat) from None
+                if action not in state.legal_actions():
+                    raise EngineFailure("illegal", f"illegal move {text!r} in phase {state.phase} "
+                                        f"(seat {seat} to act)", seat)
+                before = state.snapshot()
+                rec.apply(action)
+                after = state.snapshot()
+                for s in range(players):
+                    events[s].extend(events_for_seat(before, action, after, s))
+                decisions += 1
+            graceful = True
+        except EngineFailure as e:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled() from None
+            forfeit = {"seat": e.seat, "reason": e.reason, "kind": e.kind}
+            procs[e.seat].log("#", f"forfeit: {e.reason}")
+            procs[e.seat].kill()
+            graceful = True
+    finally:
+        close_engines(procs, graceful)
+    if forfeit is not None:
+        ranks, end_reason = _forfeit_ranks(state, forfeit["seat"]), "forfeit"
+    elif not state.is_terminal():
+        ranks, end_reason = rank_scores(state.scores()), "cap"
+    else:
+        ranks, end_reason = state.result(), state.snapshot()["end_reason"]
+    text = rec.text()
+    if end_reason == "cap":
+        text += f"# stopped after {decisions} decisions: ranked on the scores so far\n"
+    if forfeit is not None:
+        why = forfeit["reason"].replace("\n", " ")
+        text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {forfeit['kind']}: {why}\n"
+    text += f"# ranks {' '.join(map(str, ranks))} ({end_reason})\n"
+    return GameResult(seed=deal, players=players, board=board, names=names, ranks=ranks,
+                      scores=state.scores(), end_reason=end_reason, decisions=decisions,
+                      forfeit=forfeit, think_time=think, choices=calls, record=text)
+
+
+# ---------------------------------------------------------------- a match
+
+@dataclass
+class PlannedGame:
+    """One game of a match: its number, deal, the engine name in each seat and their seeds."""
+
+    index: int
+    deal: int
+    seat_names: list
+    seeds: list = field(default_factory=list)
+
+
+def plan_match(lineup: list, games: int, seed: int) -> list:
+    """Return the games of a match with seats rotated over paired deals, as search.arena.run_match plans them."""
+    players = len(lineup)
+    plan = []
+    for i in range(games):
+        rot = i % players
+        plan.append(PlannedGame(index=i, deal=derive_seed(seed, "deal", i // players) % (1 << 62),
+                                seat_names=[lineup[(s - rot) % players] for s in range(players)],
+                                seeds=[derive_seed(seed, "agent", i, s) for s in range(players)]))
+    return plan
+
+
+def summarise(games: list, lineup: list, players: int, board: str, seed: int) -> MatchResult:
+    """Return the MatchResult of finished games (in game order), statistics as search.arena.run_match keeps them."""
+    stats = {nm: AgentStats(nm) for nm in dict.fromkeys(lineup)}
+    for g in games:
+        for s, nm in enumerate(g.names):
+            st = stats[nm]
+            st.games += 1
+            st.wins += g.win_share(s)
+            st.rank_sum += g.ranks[s]
+            st.think_time += g.think_time[s]
+            st.choices += g.choices[s]
+            if g.forfeit and g.forfeit["seat"] == s:
+                st.forfeits += 1
+    return MatchResult(players=players, board=board, seed=seed, lineup=list(lineup), games=list(games),
+                       stats=stats)
+
+
+def record_name(index: int, seat_names: list) -> str:
+    """Return the file name of a game's record."""
+    return f"game{index:04d}-" + "-".join(seat_names) + ".txt"
+
+
+def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0, board: str = "standard",
+                     control: Control = Control(), record_dir: Optional[str] = None,
+                     progress: Optional[Callable] = None, lineup: Optional[list] = None, jobs: int = 1,
+                     max_decisions: int = MAX_DECISIONS, log_dir: Optional[str] = None) -> MatchResult:
+    """Play `games` games between engines (EngineSpecs) with seats rotated; return the MatchResult.
+
+    The plan is search.arena.run_match's: game i deals from (seed, i // players)
+    and seats lineup slot k at seat (k + i) % players. `progress(i, result)`
+    is called as each game finishes (in finishing order when `jobs` > 1).
+    `jobs` games run at once, each with its own engine processes; the results
+    do not depend on `jobs`. On Ctrl-C every engine is killed and
+    MatchInterrupted carries the games finished so far.
+    """
+    by_name = {sp.name: sp for sp in engines}
+    if len(by_name) != len(engines):
+        raise ValueError("two engines share a name: give each a distinct name=")
+    if not 2 <= players <= 4:
+        raise ValueError(f"players must be 2..4, got {players}")
+    if games < 0 or jobs < 1:
+        raise ValueError("games must be >= 0 and jobs >= 1")
+    lineup = list(lineup) if lineup is not None else default_lineup(list(by_name), players)
+    if len(lineup) != players:
+        raise ValueError(f"the lineup has {len(lineup)} slots for {players} players")
+    for nm in lineup:
+        if nm not in by_name:
+            raise ValueError(f"the lineup names unknown engine {nm!r} (engines: {', '.join(by_name)})")
+    if record_dir:
+        os.makedirs(record_dir, exist_ok=True)
+    cancel = threading.Event()
+    plan = plan_match(lineup, games, seed)
+    done: dict = {}
+
+    def play(pg: PlannedGame) -> GameResult:
+        return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
+                                seeds=pg.seeds, names=pg.seat_names, game_no=pg.index + 1, log_dir=log_dir,
+                                max_decisions=max_decisions, cancel=cancel)
+
+    def finish(pg: PlannedGame, g: GameResult) -> None:
+        done[pg.index] = g
+        if record_dir:
+            with open(os.path.join(record_dir, record_name(pg.index, pg.seat_names)), "w") as f:
+                f.write(g.record)
+        if progress is not None:
+            progress(pg.index, g)
+
+    try:
+        if jobs == 1:
+            for pg in plan:
+                finish(pg, play(pg))
+        else:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="game") as pool:
+                pending = {pool.submit(play, pg): pg for pg in plan}
+                try:
+                    while pending:
+                        # a timeout keeps the main thread responsive to Ctrl-C
+                        ready, _ = concurrent.futures.wait(pending, timeout=POLL,
+                                                           return_when=concurrent.futures.FIRST_COMPLETED)
+                        for fut in ready:
+                            finish(pending.pop(fut), fut.result())
+                except BaseException:
+                    cancel.set()
+                    kill_all()
+                    for fut in pending:
+                        fut.cancel()
+                    raise
+    except KeyboardInterrupt:
+        cancel.set()
+        kill_all()
+        raise MatchInterrupted(summarise([done[i] for i in sorted(done)], lineup, players, board, seed)) from None
+    return summarise([done[i] for i in sorted(done)], lineup, players, board, seed)
+
+
+def results_text(res: MatchResult, control: Control) -> str:
+    """Return the results table (search.arena's) with the limits and the end reasons."""
+    ends = collections.Counter(g.end_reason for g in res.games)
+    kinds = collections.Counter(g.forfeit["kind"] for g in res.games if g.forfeit)
+    lines = [res.table(), f"limits: {control.describe()}"]
+    if ends:
+        lines.append("end reasons: " + ", ".join(f"{k} {n}" for k, n in sorted(ends.items())))
+    if kinds:
+        lines.append("forfeits: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- command line
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt()
+
+
+@click.command("match", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--engine", "engine_texts", multiple=True, required=True, metavar="SPEC",
+              help="An engine: \"name=N cmd='tne-ai bot' option.Workers=1\" (shell quoting; cmd required; "
+                   "option.X=Y is sent as setoption; dir= sets its working directory). Repeat per engine.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Seats per game.")
+@click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
+@click.option("--games", type=click.IntRange(0), default=None,
+              help="Games to play (default: one deal under every rotation, i.e. --players games).")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the deals.")
+@click.option("--lineup", default=None, metavar="A,B,...",
+              help="Engine name per seat slot (default: all engines if they fill the seats, else the first "
+                   "against the second).")
+@click.option("--tc", default=None, metavar="BASE+INC",
+              help="Time control: seconds per game per seat plus seconds added per decision, e.g. 60+0.5.")
+@click.option("--movetime", type=click.IntRange(1), default=None, metavar="MS", help="Milliseconds per decision.")
+@click.option("--iterations", type=click.IntRange(1), default=None, metavar="N", help="Search iterations per decision.")
+@click.option("--grace", type=click.IntRange(0), default=200, show_default=True, metavar="MS",
+              help="How late past its limit a reply still counts.")
+@click.option("--move-timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              metavar="S", help="With neither --tc nor --movetime: a reply later than this is a hang and loses.")
+@click.option("--handshake-timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              metavar="S", help="Time from start to readyok (not on the clock).")
+@click.option("--max-decisions", type=click.IntRange(1), default=MAX_DECISIONS, show_default=True,
+              help="Stop a game this long and rank it on the scores so far (end reason cap).")
+@click.option("--record-dir", type=click.Path(file_okay=False), default=None, help="Save every game record here.")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None,
+              help="Save every engine's transcript (lines sent, received, its stderr) here.")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Games played at once.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line per finished game.")
+def match_command(engine_texts, players, board, games, seed, lineup, tc, movetime, iterations, grace,
+                  move_timeout, handshake_timeout, max_decisions, record_dir, log_dir, jobs, quiet):
+    """Referee games between engines that speak the protocol (docs/protocol.md, docs/match.md).
+
+    Prints one line per finished game to stderr and the results table
+    (win shares with 95% intervals, mean ranks, Elo for two engines) to stdout.
+    """
+    try:
+        specs = unique_names([parse_engine(t) for t in engine_texts])
+        base = inc = None
+        if tc is not None:
+            base, inc = parse_tc(tc)
+        control = Control(base_ms=base, inc_ms=inc or 0, movetime_ms=movetime, iterations=iterations,
+                          grace_ms=grace, move_timeout_ms=round(move_timeout * 1000),
+                          handshake_ms=round(handshake_timeout * 1000))
+        slots = [x.strip() for x in lineup.split(",")] if lineup else None
+        if slots is None:
+            default_lineup([sp.name for sp in specs], players)      # fail early on too many engines
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    n_games = players if games is None else games
+    t0 = time.monotonic()
+
+    def progress(i: int, g: GameResult) -> None:
+        if quiet:
+            return
+        who = " ".join(f"{nm}:{r}" for nm, r in zip(g.names, g.ranks))
+        extra = ""
+        if g.forfeit:
+            f = g.forfeit
+            extra = f"; forfeit seat {f['seat']} ({g.names[f['seat']]}): {f['reason']}"
+        click.echo(f"game {i + 1}/{n_games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
+                   f"{time.monotonic() - t0:.0f}s){extra}", err=True)
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGTERM, _raise_interrupt)   # clean up on kill as on Ctrl-C
+    try:
+        res = run_engine_match(specs, n_games, players, seed, board, control, record_dir=record_dir,
+                               progress=progress, lineup=slots, jobs=jobs, max_decisions=max_decisions,
+                               log_dir=log_dir)
+    except MatchInterrupted as e:
+        click.echo(f"interrupted after {len(e.result.games)} of {n_games} games; engines stopped", err=True)
+        if e.result.games:
+            click.echo(results_text(e.result, control))
+        sys.exit(130)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+    click.echo(results_text(res, control))
