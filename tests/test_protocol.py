@@ -655,3 +655,18 @@ if __name__ == "__main__":
         sys.stdout.write(record(sys.argv[2]))
     else:
         sys.exit(__doc__)
+
+
+@pytest.mark.parametrize("go,searched", [("go iterations 300 seed 3", True), ("go infinite", False)])
+def test_end_of_input_lets_the_last_go_answer(go, searched):
+    """A piped script ends with its input: a bounded go still finishes and answers, an infinite one is stopped and answers."""
+    script = f"newgame\nposition startpos first 0 hand kkrbgg\n{go}\n"
+    out = subprocess.run([sys.executable, "-m", "tne_ai", "bot"], input=script, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert sum(line.startswith("bestmove ") for line in lines) == 1
+    assert lines[-1].startswith("bestmove ")
+    if searched:
+        last_info = [line for line in lines if line.startswith("info iterations")][-1]
+        assert last_info.split()[2] == "300"

@@ -169,6 +169,16 @@ class BotSession:
         self._searcher.close()
         self.closed = True
 
+    def finish(self) -> None:
+        """End of input: let a bounded search end and answer (an infinite one is stopped, with its bestmove), then close."""
+        job = self._job
+        if job is not None:
+            if job.limit is None and job.deadline is None:
+                self._stop_and_join(job)
+            elif job.thread is not None:
+                job.thread.join()
+        self.close()
+
     def fingerprint(self) -> tuple:
         """Return everything a command may change, to compare before and after a refused line."""
         pos = self._position
@@ -561,6 +571,9 @@ def serve(session: BotSession, stream, sink: Optional[_StdoutLines] = None) -> N
         for raw in read_lines(read):
             if not session.handle(raw, time.perf_counter()) or (sink is not None and sink.broken):
                 break
+        else:
+            # end of input: a piped script's last `go` still gets its bestmove
+            session.finish()
     except KeyboardInterrupt:
         pass
     finally:
