@@ -34,4 +34,5 @@ ctypedef struct MctsParams:
     double rollout_epsilon  # chance of a uniform decision in an ε-greedy rollout
     int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy
     double prior_visits     # virtual visits at the look-ahead value given to ordered children
+    int rollout_settle      # 1: play on past the rollout depth until no conflict or choice is pending
     EvalParams eval

@@ -94,7 +94,7 @@ cdef class Tree:
 
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, eval_weights, double prior_visits=0.0):
+                  bint rollout_greedy, eval_weights, double prior_visits=0.0, bint rollout_settle=False):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -104,6 +104,7 @@ cdef class Tree:
         self.params.rollout_epsilon = rollout_epsilon
         self.params.rollout_greedy = 1 if rollout_greedy else 0
         self.params.prior_visits = prior_visits
+        self.params.rollout_settle = 1 if rollout_settle else 0
         self.params.eval = eval_params_from(eval_weights)
 
     def reset(self, CoreState state, int observer, uint64_t seed):
@@ -403,6 +404,12 @@ cdef class Tree:
                 greedy_playout(&det, &self.rng, self.params.rollout_depth, self.params.rollout_epsilon)
             else:
                 random_playout(&det, &self.rng, self.params.rollout_depth)
+            # the evaluation knows nothing of a conflict or choice in progress:
+            # play it out first (a conflict takes at most a few decisions)
+            i = 0
+            while self.params.rollout_settle and det.phase != PH_ACTION and det.phase != PH_OVER and i < 16:
+                greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
+                i += 1
         evaluate(&det, &self.params.eval, rewards)
         for i in range(depth + 1):
             nd = &self.nodes[path[i]]

@@ -23,6 +23,9 @@ class SearchParams:
     prior_visits: float = 0.0
     # Decisions played in a rollout before the heuristic evaluation.
     rollout_depth: int = 3
+    # Play on past rollout_depth until no conflict or choice is pending (the
+    # evaluation cannot see one), at most 16 more decisions.
+    rollout_settle: bool = False
     # Rollout policy: "greedy" (ε-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an ε-greedy rollout.
@@ -77,7 +80,7 @@ class SearchParams:
         """Hand the kernel's share of the knobs to an ext.mcts.Tree."""
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.eval_weights(), self.prior_visits)
+                       self.eval_weights(), self.prior_visits, self.rollout_settle)
 
     def eval_weights(self) -> tuple:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
