@@ -11,7 +11,7 @@ class SearchParams:
     """Parameters of the ISMCTS search; defaults were tuned by self-play (docs/strength.md)."""
 
     # UCB1 exploration constant c on rewards in [0, 1].
-    exploration: float = 0.7
+    exploration: float = 0.1
     # Progressive widening: a node considers its best `widen_base + widen_coef *
     # visits ** widen_exponent` decisions by the cheap prior, the rest wait.
     widen_base: float = 2.0
@@ -25,7 +25,7 @@ class SearchParams:
     rollout_depth: int = 3
     # Play on past rollout_depth until no conflict or choice is pending (the
     # evaluation cannot see one), at most 16 more decisions.
-    rollout_settle: bool = False
+    rollout_settle: bool = True
     # Rollout policy: "greedy" (ε-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an ε-greedy rollout.
@@ -52,7 +52,7 @@ class SearchParams:
     eval_scale: float = 1.5
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
     # so a seat far ahead or behind still tells its moves apart.
-    eval_centre: float = 0.0
+    eval_centre: float = 1.0
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.

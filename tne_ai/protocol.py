@@ -18,6 +18,7 @@ from typing import Optional
 
 from engine.actions import COLOURS
 from engine.boards import BOARD_NAMES
+from search.params import SearchParams
 
 MAX_LINE_BYTES = 65536          # longer lines are refused whole (bad-line)
 MAX_ITERATIONS = 1_000_000_000
@@ -120,10 +121,11 @@ class OptionSpec:
         return str(value)
 
 
+_DEFAULT_PARAMS = SearchParams()
 OPTIONS = (
     OptionSpec("Workers", "spin", 1, 1, 64),                # processes searching in parallel
-    OptionSpec("Exploration", "string", 0.7),               # the UCB1 constant, a number 0..100
-    OptionSpec("RolloutDepth", "spin", 3, 0, 64),           # rollout decisions before the evaluation
+    OptionSpec("Exploration", "string", _DEFAULT_PARAMS.exploration),  # the UCB1 constant, a number 0..100
+    OptionSpec("RolloutDepth", "spin", _DEFAULT_PARAMS.rollout_depth, 0, 64),  # rollout decisions before the evaluation
     OptionSpec("Seed", "spin", 0, 0, MAX_SEED),             # go n of a game naming no seed uses Seed + n
     OptionSpec("Candidates", "spin", 5, 1, 64),             # candidates listed per info report
     OptionSpec("InfoInterval", "spin", 500, 0, 3_600_000),  # ms between info reports (0: the last only)
