@@ -166,3 +166,31 @@ def test_params_reject_unknown_or_bad_values():
         SearchParams().with_changes(explore=1.0)
     with pytest.raises(SearchError):
         SearchParams(rollout_policy="clever")
+
+
+# Seat 0 leads 10 to 0 in its weakest colour, in the middle of a war it attacks.
+LOPSIDED = ("standard 2 R1GK2BBBKR*GBR2/1R*4GK1R4GR*/3X1RK4K4/3BR1KR4GB2/1X3RGGGRK2R*2/K2RR1RKKRK5/"
+            "B2BK1RGR1RK4/1R*2BBBKKR2BG1X/3R2BBBBB1BKR1/2R2R1R1K2R3/3G2GKGGRGKG2 k:j7,r:e5,b:g10,g:f4/b:o1 - "
+            "13,16,10,11/0,0,0,1 5/0 1/0 5/6 44 0/4 0,11,0,2 0 2 war_attack 0 l1 l1 war:b:0:1:g10:o1:- 0/0 - "
+            "| krrbb/kbbbbg brgr3krbgbrgr3brkgbrrbbggrrggkrbkgbrkrkbgg 0,0,0,0/1,3,0,0")
+
+
+def test_centred_evaluation_keeps_a_far_ahead_seat_telling_its_moves_apart():
+    """Without centring a lopsided game saturates every reward at 0 or 1; centred on the root, values stay mid-range."""
+    st = engine.State.from_position(LOPSIDED)
+    obs = st.observation(0)
+    flat = ISMCTS(SearchParams().with_changes(eval_centre=0.0)).search(obs, 0, Limits(iterations=300), seed=1)
+    centred = ISMCTS(SearchParams().with_changes(eval_centre=1.0)).search(obs, 0, Limits(iterations=300), seed=1)
+    assert flat.root_value[0] > 0.99
+    assert 0.2 < centred.root_value[0] < 0.8
+    spread = lambda r: max(c.mean for c in r.candidates) - min(c.mean for c in r.candidates)
+    assert spread(centred) > 10 * spread(flat)
+
+
+def test_settled_rollouts_change_what_the_search_sees_of_a_conflict():
+    """Playing a pending conflict out before the evaluation changes the statistics (same seed otherwise)."""
+    st = engine.State.from_position(LOPSIDED)
+    obs = st.observation(0)
+    runs = [ISMCTS(SearchParams().with_changes(rollout_settle=s)).search(obs, 0, Limits(iterations=300), seed=1)
+            for s in (False, True)]
+    assert [c.visits for c in runs[0].candidates] != [c.visits for c in runs[1].candidates]
