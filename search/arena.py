@@ -113,6 +113,27 @@ def _forfeit_ranks(state, loser: int) -> list:
 MAX_DECISIONS = 3000   # a game this long is stalled (passing for ever is legal): adjudicate it
 
 
+def final_ranks(state, forfeit: Optional[dict]) -> tuple:
+    """Return (ranks, end_reason) of a game that stopped: forfeited, capped or over."""
+    if forfeit is not None:
+        return _forfeit_ranks(state, forfeit["seat"]), "forfeit"
+    if not state.is_terminal():
+        return rank_scores(state.scores()), "cap"
+    return state.result(), state.snapshot()["end_reason"]
+
+
+def record_epilogue(end_reason: str, decisions: int, forfeit: Optional[dict], names: list) -> str:
+    """Return the comment lines a game record ends with when the game did not end by the rules."""
+    text = ""
+    if end_reason == "cap":
+        text += f"# stopped after {decisions} decisions: ranked on the scores so far\n"
+    if forfeit is not None:
+        why = forfeit["reason"].replace("\n", " ")
+        kind = f"{forfeit['kind']}: " if "kind" in forfeit else ""
+        text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {kind}{why}\n"
+    return text
+
+
 def play_game(agents: list, seed: int, players: int = 2, board: str = "standard",
               record: bool = True, limits: Limits = Limits(), names: Optional[list] = None,
               max_decisions: int = MAX_DECISIONS) -> GameResult:
@@ -177,22 +198,10 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
             except Exception as e:  # noqa: BLE001
                 lose(s, f"apply raised {type(e).__name__}: {e}")
                 break
-    if forfeit is not None:
-        ranks = _forfeit_ranks(state, forfeit["seat"])
-        end_reason = "forfeit"
-    elif not state.is_terminal():
-        ranks = rank_scores(state.scores())
-        end_reason = "cap"
-    else:
-        ranks = state.result()
-        end_reason = state.snapshot()["end_reason"]
+    ranks, end_reason = final_ranks(state, forfeit)
     text = None
     if rec is not None:
-        text = rec.text()
-        if end_reason == "cap":
-            text += f"# stopped after {decisions} decisions: ranked on the scores so far\n"
-        if forfeit is not None:
-            text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {forfeit['reason']}\n"
+        text = rec.text() + record_epilogue(end_reason, decisions, forfeit, names)
     return GameResult(seed=seed, players=players, board=board, names=names, ranks=ranks,
                       scores=state.scores(), end_reason=end_reason, decisions=decisions,
                       forfeit=forfeit, think_time=think, choices=calls, record=text)
@@ -311,6 +320,18 @@ def default_lineup(names: list, players: int) -> list:
     return [names[i % len(names)] for i in range(players)]
 
 
+def plan_seats(lineup: list, games: int, seed: int) -> list:
+    """Return [(deal seed, agent name per seat, agent seed per seat)] of a match, seats rotated over paired deals."""
+    players = len(lineup)
+    out = []
+    for i in range(games):
+        rot = i % players
+        out.append((derive_seed(seed, "deal", i // players) % (1 << 62),
+                     [lineup[(s - rot) % players] for s in range(players)],
+                     [derive_seed(seed, "agent", i, s) for s in range(players)]))
+    return out
+
+
 def _play_planned(job: tuple) -> GameResult:
     """Play one planned game of a match (in this or a worker process)."""
     factories, seat_names, seeds, deal, players, board, record, limits = job
@@ -345,12 +366,8 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     stats = {nm: AgentStats(nm) for nm in names if nm in lineup}
     results = []
     plan = []
-    for i in range(games):
-        deal = derive_seed(seed, "deal", i // players) % (1 << 62)
-        rot = i % players
-        seat_names = [lineup[(s - rot) % players] for s in range(players)]
-        plan.append((agent_factories, seat_names, [derive_seed(seed, "agent", i, s) for s in range(players)],
-                     deal, players, board, record_dir is not None, limits))
+    for deal, seat_names, seeds in plan_seats(lineup, games, seed):
+        plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None, limits))
     if jobs > 1:
         pool = mp.get_context("spawn").Pool(jobs)
         played = pool.imap(_play_planned, plan)

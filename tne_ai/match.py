@@ -43,10 +43,9 @@ import engine
 from engine.actions import parse_action
 from engine.errors import NotationError
 from engine.record import GameRecorder
-from engine.state import rank_scores
 from engine.view import events_for_seat, letters
-from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, _forfeit_ranks,
-                          default_lineup, derive_seed)
+from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, default_lineup,
+                          derive_seed, final_ranks, plan_seats, record_epilogue)
 
 LINE_LIMIT = 65_536          # the protocol's longest line (docs/protocol.md)
 QUIT_WAIT = 1.0              # seconds an engine gets to leave after `quit` before it is killed
@@ -577,18 +576,8 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
             graceful = True
     finally:
         close_engines(procs, graceful)
-    if forfeit is not None:
-        ranks, end_reason = _forfeit_ranks(state, forfeit["seat"]), "forfeit"
-    elif not state.is_terminal():
-        ranks, end_reason = rank_scores(state.scores()), "cap"
-    else:
-        ranks, end_reason = state.result(), state.snapshot()["end_reason"]
-    text = rec.text()
-    if end_reason == "cap":
-        text += f"# stopped after {decisions} decisions: ranked on the scores so far\n"
-    if forfeit is not None:
-        why = forfeit["reason"].replace("\n", " ")
-        text += f"# forfeit: seat {forfeit['seat']} ({names[forfeit['seat']]}): {forfeit['kind']}: {why}\n"
+    ranks, end_reason = final_ranks(state, forfeit)
+    text = rec.text() + record_epilogue(end_reason, decisions, forfeit, names)
     text += f"# ranks {' '.join(map(str, ranks))} ({end_reason})\n"
     return GameResult(seed=deal, players=players, board=board, names=names, ranks=ranks,
                       scores=state.scores(), end_reason=end_reason, decisions=decisions,
@@ -609,14 +598,8 @@ class PlannedGame:
 
 def plan_match(lineup: list, games: int, seed: int) -> list:
     """Return the games of a match with seats rotated over paired deals, as search.arena.run_match plans them."""
-    players = len(lineup)
-    plan = []
-    for i in range(games):
-        rot = i % players
-        plan.append(PlannedGame(index=i, deal=derive_seed(seed, "deal", i // players) % (1 << 62),
-                                seat_names=[lineup[(s - rot) % players] for s in range(players)],
-                                seeds=[derive_seed(seed, "agent", i, s) for s in range(players)]))
-    return plan
+    return [PlannedGame(index=i, deal=deal, seat_names=names, seeds=seeds)
+            for i, (deal, names, seeds) in enumerate(plan_seats(lineup, games, seed))]
 
 
 def summarise(games: list, lineup: list, players: int, board: str, seed: int) -> MatchResult:
