@@ -11,7 +11,7 @@ class SearchParams:
     """Parameters of the ISMCTS search; defaults were tuned by self-play (docs/strength.md)."""
 
     # UCB1 exploration constant c on rewards in [0, 1].
-    exploration: float = 0.1
+    exploration: float = 0.7
     # Progressive widening: a node considers its best `widen_base + widen_coef *
     # visits ** widen_exponent` decisions by the cheap prior, the rest wait.
     widen_base: float = 2.0
