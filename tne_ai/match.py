@@ -669,20 +669,45 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         if progress is not None:
             progress(pg.index, g)
 
+    # Ctrl-C and SIGTERM only raise a flag: a KeyboardInterrupt raised inside
+    # concurrent.futures' or a queue's lock handling can leave a lock held and
+    # hang the shutdown, so the interrupt is raised here, at a safe point.
+    interrupted = threading.Event()
+
+    def on_signal(signum, frame):
+        interrupted.set()
+        cancel.set()
+
+    restore = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            restore[sig] = signal.signal(sig, on_signal)
     try:
         if jobs == 1:
             for pg in plan:
-                finish(pg, play(pg))
+                try:
+                    g = play(pg)
+                except Cancelled:
+                    raise KeyboardInterrupt() from None
+                finish(pg, g)
+                if interrupted.is_set():
+                    raise KeyboardInterrupt()
         else:
             with concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="game") as pool:
                 pending = {pool.submit(play, pg): pg for pg in plan}
                 try:
                     while pending:
-                        # a timeout keeps the main thread responsive to Ctrl-C
                         ready, _ = concurrent.futures.wait(pending, timeout=POLL,
                                                            return_when=concurrent.futures.FIRST_COMPLETED)
                         for fut in ready:
-                            finish(pending.pop(fut), fut.result())
+                            pg = pending.pop(fut)
+                            try:
+                                g = fut.result()
+                            except Cancelled:
+                                continue
+                            finish(pg, g)
+                        if interrupted.is_set():
+                            raise KeyboardInterrupt()
                 except BaseException:
                     cancel.set()
                     kill_all()
@@ -693,6 +718,9 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         cancel.set()
         kill_all()
         raise MatchInterrupted(summarise([done[i] for i in sorted(done)], lineup, players, board, seed)) from None
+    finally:
+        for sig, handler in restore.items():
+            signal.signal(sig, handler)
     return summarise([done[i] for i in sorted(done)], lineup, players, board, seed)
 
 
