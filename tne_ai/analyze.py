@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 import time
 from typing import Optional
 
@@ -36,7 +37,7 @@ class Progress:
     """A one-line progress report on stderr, redrawn in place, shown only on a terminal."""
 
     def __init__(self, enabled: Optional[bool] = None):
-        stream = click.get_text_stream("stderr")
+        stream = sys.stderr
         self.enabled = stream.isatty() if enabled is None else enabled
         self.stream = stream
         self.last = 0.0

@@ -14,6 +14,7 @@ monuments, treasures; draws are resolved inside apply, docs/engine.md).
 from __future__ import annotations
 
 import os
+import sys
 import time
 from importlib import resources
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ class Loaded:
 def _read_source(arg: str) -> tuple:
     """Return (text, source label) of a command-line argument."""
     if arg == "-":
-        return click.get_text_stream("stdin").read(), "stdin"
+        return sys.stdin.read(), "stdin"
     if os.path.isdir(arg):
         raise InputError(f"{arg!r} is a directory, not a position or a game record file")
     if os.path.exists(arg):
