@@ -164,6 +164,10 @@ ctypedef struct EvalParams:
     # the difference between its moves instead of a saturated 0 or 1
     float centre
     float fixed_margin[4]
+    # endgame: how much nearer the end (treasures taken or bag drawn, 0..1)
+    # adds to the margin of a seat that leads at the root, times its lead
+    # clamped to [-2, 2] / 2 (a seat behind loses as much)
+    float endgame
 
 cdef BoardData BOARDS[2]
 

@@ -1542,7 +1542,7 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
     """Write a reward in [0, 1] per seat: the final ranking if over, else a heuristic."""
     cdef int p, q, better, tied
     cdef float vals[MAX_PLAYERS]
-    cdef float margin
+    cdef float margin, progress, lead
     if s.phase == PH_OVER:
         for p in range(s.players):
             better = 0
@@ -1559,9 +1559,21 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
                 rewards[p] = 0.25 * (s.players - 1 - better) / (s.players - 1)
         return
     seat_values(s, ep, vals)
+    # how near the end is (R-END-1): 10 treasures down to 2, or the bag of
+    # 143 tiles less the starting hands down to empty
+    progress = (10 - bb_count(s.treasure)) / 8.0
+    if 1.0 - s.bag_len / (143.0 - 6 * s.players) > progress:
+        progress = 1.0 - s.bag_len / (143.0 - 6 * s.players)
     for p in range(s.players):
         margin = seat_margin(vals, s.players, p, ep)
         if ep.use_fixed_need:
+            lead = ep.fixed_margin[p]
+            if lead > 2.0:
+                lead = 2.0
+            elif lead < -2.0:
+                lead = -2.0
+            # nearer the end is better for a seat that leads at the root, worse for one behind
+            margin += ep.endgame * progress * lead * 0.5
             margin -= ep.centre * ep.fixed_margin[p]
         rewards[p] = 1.0 / (1.0 + exp(-margin / ep.scale))
 
@@ -1607,14 +1619,14 @@ def _score_actions(CoreState st):
 
 
 EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
-               "treasure_near", "catastrophe", "opponents_max", "scale", "centre")
+               "treasure_near", "catastrophe", "opponents_max", "scale", "centre", "endgame")
 
 
 cdef EvalParams eval_params_from(weights):
     """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
     cdef EvalParams ep
     (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
-     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre) = weights
+     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre, ep.endgame) = weights
     ep.use_fixed_need = 0
     return ep
 

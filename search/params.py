@@ -53,6 +53,11 @@ class SearchParams:
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
     # so a seat far ahead or behind still tells its moves apart.
     eval_centre: float = 1.0
+    # Weight of the end coming nearer (treasures taken, bag drawn, 0..1) for a
+    # seat that leads at the root (less for one behind), in margin units at a
+    # lead of 2 or more. 0 (off) until measured as the default: 4 won 0.680
+    # against 0.618 on the same 200 deals (docs/strength.md).
+    endgame: float = 0.0
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -86,4 +91,4 @@ class SearchParams:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
-                self.eval_scale, self.eval_centre)
+                self.eval_scale, self.eval_centre, self.endgame)

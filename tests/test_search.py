@@ -194,3 +194,14 @@ def test_settled_rollouts_change_what_the_search_sees_of_a_conflict():
     runs = [ISMCTS(SearchParams().with_changes(rollout_settle=s)).search(obs, 0, Limits(iterations=300), seed=1)
             for s in (False, True)]
     assert [c.visits for c in runs[0].candidates] != [c.visits for c in runs[1].candidates]
+
+
+def test_endgame_term_changes_the_values_of_a_seat_that_leads():
+    """With the endgame weight on, a leading seat values the same late position differently; off, nothing changes."""
+    st = engine.State.from_position(LOPSIDED)
+    obs = st.observation(0)
+    runs = {w: ISMCTS(SearchParams().with_changes(endgame=w)).search(obs, 0, Limits(iterations=200), seed=1)
+            for w in (0.0, 4.0)}
+    default = ISMCTS().search(obs, 0, Limits(iterations=200), seed=1)
+    assert [c.visits for c in default.candidates] == [c.visits for c in runs[0.0].candidates]
+    assert runs[4.0].root_value != runs[0.0].root_value
