@@ -15,6 +15,11 @@ header comment of `ext/core.pxd`, the single source of truth:
     [4001, 5057)  monument   4001 + monument * 176 + top-left square of block
     5057          nomonument
     [5058, 5234)  treasure   5058 + square
+    [5234, 5938)  building   5234 + colour * 176 + square   (variant R-VAR-BLD)
+    5938          nobuilding
+    [5939, 6115)  wonder     5939 + centre square            (variant R-VAR-WONDER)
+    6115          nowonder
+    [6116, 6120)  wonderpoint 6116 + colour                  (R-VAR-WONDER-4)
 
 Colours: 0 black `k` (king, settlement), 1 red `r` (priest, temple),
 2 blue `b` (farmer, farm), 3 green `g` (trader, market).
@@ -44,7 +49,16 @@ WAR_BASE = 3997
 MONUMENT_BASE = 4001
 NO_MONUMENT = 5057
 TREASURE_BASE = 5058
-NUM_ACTIONS = 5234
+BUILDING_BASE = 5234
+NO_BUILDING = 5938
+WONDER_BASE = 5939
+NO_WONDER = 6115
+WONDER_POINT_BASE = 6116
+NUM_ACTIONS = 6120
+
+# the 2015 edition's variants (R-VAR-*), each switchable alone; the order is
+# their bit order in the state (bit i = VARIANTS[i])
+VARIANTS = ("english", "buildings", "wonder")
 
 
 def square_name(sq: int) -> str:
@@ -122,7 +136,17 @@ def kind(action: int) -> str:
         return "monument"
     if action == NO_MONUMENT:
         return "nomonument"
-    return "treasure"
+    if action < BUILDING_BASE:
+        return "treasure"
+    if action < NO_BUILDING:
+        return "building"
+    if action == NO_BUILDING:
+        return "nobuilding"
+    if action < NO_WONDER:
+        return "wonder"
+    if action == NO_WONDER:
+        return "nowonder"
+    return "wonderpoint"
 
 
 def format_action(action: int) -> str:
@@ -150,9 +174,16 @@ def format_action(action: int) -> str:
         m, sq = divmod(action - MONUMENT_BASE, SQUARES)
         a, b = MONUMENTS[m]
         return f"monument {COLOURS[a]}{COLOURS[b]} {square_name(sq)}"
-    if k == "nomonument":
-        return "nomonument"
-    return f"treasure {square_name(action - TREASURE_BASE)}"
+    if k in ("nomonument", "nobuilding", "nowonder"):
+        return k
+    if k == "treasure":
+        return f"treasure {square_name(action - TREASURE_BASE)}"
+    if k == "building":
+        c, sq = divmod(action - BUILDING_BASE, SQUARES)
+        return f"building {COLOURS[c]} {square_name(sq)}"
+    if k == "wonder":
+        return f"wonder {square_name(action - WONDER_BASE)}"
+    return f"wonderpoint {COLOURS[action - WONDER_POINT_BASE]}"
 
 
 def parse_action(text: str) -> int:
@@ -207,4 +238,16 @@ def parse_action(text: str) -> int:
     if verb == "treasure":
         need(1)
         return TREASURE_BASE + parse_square(args[0])
+    if verb == "building":
+        need(2)
+        return BUILDING_BASE + parse_colour(args[0]) * SQUARES + parse_square(args[1])
+    if verb in ("nobuilding", "nowonder"):
+        need(0)
+        return NO_BUILDING if verb == "nobuilding" else NO_WONDER
+    if verb == "wonder":
+        need(1)
+        return WONDER_BASE + parse_square(args[0])
+    if verb == "wonderpoint":
+        need(1)
+        return WONDER_POINT_BASE + parse_colour(args[0])
     raise NotationError(f"unknown action verb {verb!r} in {text!r}")

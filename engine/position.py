@@ -36,6 +36,17 @@ Public fields, in order:
     committed          per seat 0 or 1
     end_reason         `-` | treasures | bag
 
+Two more public fields follow only when a 2015 variant is on (so a base-game
+string is unchanged):
+
+    variants           the variants on, comma-separated in the order
+                       english,buildings,wonder
+    buildings          `-` or the buildings on the board as colour:square,
+                       e.g. `r:f7,b:c3`
+
+The wonder's squares are `W` in the cells (`W*` with a treasure on it); its
+centre is the `W` whose four neighbours are `W`.
+
 Hidden fields (after ` | `):
 
     hands              per seat the tiles as letters, e.g. `kkrbgg` (`-` if empty)
@@ -68,12 +79,12 @@ from __future__ import annotations
 
 import re
 
-from engine.actions import COLOURS, MONUMENTS
+from engine.actions import COLOURS, MONUMENTS, VARIANTS
 from engine.boards import BOARD_NAMES, COLS, ROWS, SQUARES, load_board
 from engine.errors import PositionError
 
 PHASES = ("action", "revolt_attack", "revolt_defend", "war_choice", "war_attack",
-          "war_defend", "monument", "treasure", "over")
+          "war_defend", "monument", "treasure", "over", "building", "wonder", "wonder_point")
 END_REASONS = ("treasures", "bag")
 CONFLICT_KINDS = ("revolt", "war")
 CONFLICT_KEYS = ("kind", "colour", "attacker", "defender", "attacker_leader",
@@ -90,16 +101,19 @@ PUBLIC_FIELDS = ("board", "players", "cells", "leaders", "monuments", "scores",
                  "swapped_sizes", "discarded", "turn_owner", "actions_left", "phase",
                  "to_act", "placed", "unification", "conflict", "committed", "end_reason")
 HIDDEN_FIELDS = ("hands", "bag", "swapped")
-SNAPSHOT_KEYS = ("players", "board", "cells", "treasures", "leaders", "monuments", "hands",
+VARIANT_FIELDS = ("variants", "buildings")
+SNAPSHOT_KEYS = ("players", "board", "variants", "cells", "buildings", "wonder", "treasures",
+                 "leaders", "monuments", "hands",
                  "bag", "swapped", "discarded", "scores", "treasures_taken",
                  "catastrophes_left", "turn_owner", "actions_left", "phase", "to_act",
                  "placed", "unification", "conflict", "committed", "end_reason")
 PUBLIC_EXTRA_KEYS = ("hand_sizes", "bag_size", "swapped_sizes")
 
-EMPTY, FACE_UP, FACE_DOWN, CATASTROPHE = 0, 1, 5, 9
+EMPTY, FACE_UP, FACE_DOWN, CATASTROPHE, WONDER = 0, 1, 5, 9, 10
 _CELL_CHARS = {FACE_UP + c: COLOURS[c].upper() for c in range(4)}
 _CELL_CHARS.update({FACE_DOWN + c: COLOURS[c] for c in range(4)})
 _CELL_CHARS[CATASTROPHE] = "X"
+_CELL_CHARS[WONDER] = "W"
 _CHAR_CELLS = {ch: v for v, ch in _CELL_CHARS.items()}
 _SQUARE_RE = re.compile(r"([a-p])(1[01]|[1-9])")
 _INT_RE = re.compile(r"[0-9]{1,6}")
@@ -194,9 +208,25 @@ def check_snapshot(snap) -> None:
     if snap["board"] not in BOARD_NAMES:
         raise _fail("board", f"unknown board {snap['board']!r}; expected one of {', '.join(BOARD_NAMES)}")
     board = load_board(snap["board"])
+    names = _list_of("variants", snap["variants"])
+    if any(not isinstance(v, str) or v not in VARIANTS for v in names):
+        raise _fail("variants", f"unknown variant in {names!r}; expected some of {', '.join(VARIANTS)}")
+    if names != [v for v in VARIANTS if v in names]:
+        raise _fail("variants", f"expected distinct names in the order {', '.join(VARIANTS)}, got {names!r}")
     for v in _list_of("cells", snap["cells"], SQUARES):
-        if not _is_int(v) or v not in (EMPTY, CATASTROPHE) and not FACE_UP <= v < FACE_DOWN + 4:
-            raise _fail("cells", f"bad cell value {v!r}: expected 0..9")
+        if not _is_int(v) or v not in (EMPTY, CATASTROPHE, WONDER) and not FACE_UP <= v < FACE_DOWN + 4:
+            raise _fail("cells", f"bad cell value {v!r}: expected 0..10")
+    for c, sq in enumerate(_list_of("buildings", snap["buildings"], 4)):
+        _int_in("buildings", sq, -1, SQUARES - 1)
+        if sq >= 0 and ("buildings" not in names or snap["cells"][sq] != FACE_UP + c):
+            raise _fail("buildings", f"building {COLOURS[c]} on {_sq(sq)}: "
+                        + ("the buildings variant is off" if "buildings" not in names
+                           else "not a face-up tile of its colour"))
+    _int_in("wonder", snap["wonder"], -1, SQUARES - 1)
+    if _wonder_centre(snap["cells"]) != snap["wonder"]:
+        raise _fail("wonder", f"the wonder field {snap['wonder']} does not match the W squares of the cells")
+    if snap["wonder"] >= 0 and "wonder" not in names:
+        raise _fail("wonder", "a wonder on the board but the wonder variant is off")
     tr = _list_of("treasures", snap["treasures"])
     for sq in tr:
         _int_in("treasures", sq, 0, SQUARES - 1)
@@ -313,6 +343,18 @@ def _letters(counts) -> str:
     return "".join(COLOURS[c] * n for c, n in enumerate(counts)) or "-"
 
 
+def _wonder_centre(cells) -> int:
+    """Return the centre of the W cells if they form the cross of five, -1 if there are none, -2 if malformed."""
+    ws = [sq for sq, v in enumerate(cells) if v == WONDER]
+    if not ws:
+        return -1
+    for x in ws:
+        r, c = divmod(x, COLS)
+        if 0 < r < ROWS - 1 and 0 < c < COLS - 1 and sorted(ws) == sorted([x, x - 1, x + 1, x - COLS, x + COLS]):
+            return x
+    return -2
+
+
 def _format_cells(cells, treasures) -> str:
     tr = set(treasures)
     rows = []
@@ -382,6 +424,10 @@ def format_position(snap: dict, hidden: bool = False) -> str:
         _seats("1" if v else "0" for v in snap["committed"]),
         snap["end_reason"] or "-",
     ]
+    if snap["variants"]:
+        fields.append(",".join(snap["variants"]))
+        fields.append(",".join(f"{COLOURS[c]}:{_sq(sq)}" for c, sq in enumerate(snap["buildings"])
+                               if sq >= 0) or "-")
     text = " ".join(fields)
     if hidden:
         text += " | " + " ".join((
@@ -491,7 +537,7 @@ def _p_cells(text: str):
                     treasures.append(len(cells) - 1)
                     i += 1
             else:
-                raise _fail("cells", f"row {r + 1}: unexpected {ch!r} (expected K R B G k r b g X . * or a number)")
+                raise _fail("cells", f"row {r + 1}: unexpected {ch!r} (expected K R B G k r b g X W . * or a number)")
             if len(cells) - start > COLS:
                 raise _fail("cells", f"row {r + 1} has more than {COLS} squares")
         if len(cells) - start != COLS:
@@ -555,6 +601,33 @@ def _p_conflict(text: str, players: int):
     }
 
 
+def _p_variants(text):
+    if text is None:
+        return []
+    names = text.split(",")
+    for name in names:
+        if name not in VARIANTS:
+            raise _fail("variants", f"unknown variant {name!r}; expected some of {', '.join(VARIANTS)}")
+    if names != [v for v in VARIANTS if v in names]:
+        raise _fail("variants", f"expected distinct names in the order {','.join(VARIANTS)}, got {text!r}")
+    return names
+
+
+def _p_buildings(text: str) -> list:
+    out = [-1] * 4
+    if text == "-":
+        return out
+    for item in text.split(","):
+        c_text, colon, sq_text = item.partition(":")
+        if not colon:
+            raise _fail("buildings", f"bad building {item!r}: expected colour:square, e.g. r:f7")
+        c = _p_colour("buildings", c_text)
+        if out[c] >= 0:
+            raise _fail("buildings", f"building {c_text} listed twice")
+        out[c] = _p_square("buildings", sq_text)
+    return out
+
+
 def _p_bool(field: str, text: str) -> bool:
     if text not in ("0", "1"):
         raise _fail(field, f"expected 0 or 1 per seat, got {text!r}")
@@ -571,17 +644,26 @@ def parse_position(text: str) -> dict:
     words = public_text.split()
     if len(words) < len(PUBLIC_FIELDS):
         raise _fail(PUBLIC_FIELDS[len(words)], "missing (the string ends too early)")
-    if len(words) > len(PUBLIC_FIELDS):
-        raise _fail("end_reason", f"unexpected text after the last public field: {words[len(PUBLIC_FIELDS)]!r}")
-    f = dict(zip(PUBLIC_FIELDS, words))
+    if len(words) == len(PUBLIC_FIELDS) + 1:
+        _p_variants(words[-1])
+        raise _fail("buildings", "missing (a variants field must be followed by a buildings field)")
+    if len(words) > len(PUBLIC_FIELDS) + len(VARIANT_FIELDS):
+        raise _fail("buildings", f"unexpected text after the last public field: "
+                                 f"{words[len(PUBLIC_FIELDS) + len(VARIANT_FIELDS)]!r}")
+    f = dict(zip(PUBLIC_FIELDS + VARIANT_FIELDS, words))
     if f["board"] not in BOARD_NAMES:
         raise _fail("board", f"unknown board {f['board']!r}; expected one of {', '.join(BOARD_NAMES)}")
     players = _p_int("players", f["players"], 2, 4)
     cells, treasures = _p_cells(f["cells"])
+    if _wonder_centre(cells) == -2:
+        raise _fail("cells", "the W squares do not form one cross of five")
     snap = {
         "players": players,
         "board": f["board"],
+        "variants": _p_variants(f.get("variants")),
         "cells": cells,
+        "buildings": _p_buildings(f.get("buildings", "-")),
+        "wonder": _wonder_centre(cells),
         "treasures": treasures,
         "leaders": _p_leaders(f["leaders"], players),
         "monuments": _p_monuments(f["monuments"]),

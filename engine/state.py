@@ -24,16 +24,18 @@ class State(core.CoreState):
     __slots__ = ()
 
     @classmethod
-    def new_game(cls, players: int = 2, seed: int = 0, board: str = "standard") -> "State":
-        """Return a new game set up from a seed (docs/engine.md, R-SETUP-1)."""
+    def new_game(cls, players: int = 2, seed: int = 0, board: str = "standard",
+                 variants=()) -> "State":
+        """Return a new game set up from a seed, with any of the 2015 variants (docs/engine.md)."""
         if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
             raise EngineError(f"players must be 2, 3 or 4, got {players!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise EngineError(f"seed must be an int, got {seed!r}")
         if board not in BOARD_NAMES:
             raise EngineError(f"unknown board {board!r}; expected one of {', '.join(BOARD_NAMES)}")
+        bits = variant_bits(variants, EngineError)
         st = cls.__new__(cls)
-        st._setup(players, BOARD_NAMES.index(board), seed & _SEED_MASK)
+        st._setup(players, BOARD_NAMES.index(board), seed & _SEED_MASK, bits)
         return st
 
     @classmethod
@@ -146,9 +148,25 @@ def perft(state, depth: int) -> int:
     return total
 
 
-def new_game(players: int = 2, seed: int = 0, board: str = "standard") -> State:
+def new_game(players: int = 2, seed: int = 0, board: str = "standard", variants=()) -> State:
     """Return a new game (see State.new_game)."""
-    return State.new_game(players, seed, board)
+    return State.new_game(players, seed, board, variants)
+
+
+def variant_bits(variants, error=EngineError) -> int:
+    """Return the bit set of variant names (engine.actions.VARIANTS); raise `error` naming a bad one."""
+    if isinstance(variants, str):
+        variants = [v for v in variants.replace(",", " ").split() if v]
+    try:
+        names = list(variants)
+    except TypeError:
+        raise error(f"variants must be a list of names, got {variants!r}") from None
+    bits = 0
+    for name in names:
+        if not isinstance(name, str) or name not in A.VARIANTS:
+            raise error(f"unknown variant {name!r}; expected some of {', '.join(A.VARIANTS)}")
+        bits |= 1 << A.VARIANTS.index(name)
+    return bits
 
 
 # ---------------------------------------------------------------- validation
@@ -183,8 +201,17 @@ def validate_snapshot(snap) -> None:
     P = _int(snap["players"], "players", 2, 4)
     if snap["board"] not in BOARD_NAMES:
         raise PositionError(f"field 'board': unknown board {snap['board']!r}")
+    if "variants" in snap:
+        names = _list(snap["variants"], "variants")
+        variant_bits(names, PositionError)
+        if names != [v for v in A.VARIANTS if v in names]:
+            raise PositionError(f"field 'variants': expected distinct names in the order "
+                                f"{', '.join(A.VARIANTS)}, got {names!r}")
+    for i, v in enumerate(_list(snap.get("buildings", [-1] * 4), "buildings", 4)):
+        _int(v, f"buildings[{i}]", -1, SQUARES - 1)
+    _int(snap.get("wonder", -1), "wonder", -1, SQUARES - 1)
     for i, v in enumerate(_list(snap["cells"], "cells", SQUARES)):
-        _int(v, f"cells[{i}]", 0, 9)
+        _int(v, f"cells[{i}]", 0, 10)
     tre = _list(snap["treasures"], "treasures")
     for v in tre:
         _int(v, "treasures", 0, SQUARES - 1)

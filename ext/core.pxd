@@ -11,8 +11,10 @@ Squares
 
 Cells (mailbox, kept in step with the bitboards)
     0 empty, 1+c face-up tile of colour c, 5+c face-down tile of colour c
-    (under a monument), 9 catastrophe. Colours c: 0 black k, 1 red r,
-    2 blue b, 3 green g. leader_at[sq] = 0 or 1 + seat*4 + colour.
+    (under a monument), 9 catastrophe, 10 wonder square (variant). Colours c:
+    0 black k, 1 red r, 2 blue b, 3 green g. leader_at[sq] = 0 or
+    1 + seat*4 + colour. building_sq[c] = the square of the tile carrying
+    building c, or -1 (variant).
 
 Actions (one flat int space, context-free)
     [   0,  704)  tile       colour * 176 + square
@@ -27,6 +29,13 @@ Actions (one flat int space, context-free)
                              monuments: 0 kr, 1 kb, 2 kg, 3 rb, 4 rg, 5 bg
     5057          nomonument
     [5058, 5234)  treasure   5058 + square
+    [5234, 5938)  building   5234 + colour * 176 + square   (variant buildings)
+    5938          nobuilding
+    [5939, 6115)  wonder     5939 + centre square            (variant wonder)
+    6115          nowonder
+    [6116, 6120)  wonderpoint 6116 + colour                  (variant wonder)
+
+Variants (bits of GameState.variants): 1 english, 2 buildings, 4 wonder.
 
 The decision model (phases, who acts, order of events) is docs/engine.md.
 """
@@ -45,6 +54,7 @@ cdef enum:
     CELL_UP = 1             # + colour
     CELL_DOWN = 5           # + colour
     CELL_CAT = 9
+    CELL_WONDER = 10
 
     BLACK = 0
     RED = 1
@@ -62,7 +72,16 @@ cdef enum:
     A_MONUMENT = 4001
     A_NOMONUMENT = 5057
     A_TREASURE = 5058
-    NUM_ACTIONS = 5234
+    A_BUILDING = 5234
+    A_NOBUILDING = 5938
+    A_WONDER = 5939
+    A_NOWONDER = 6115
+    A_WONDERPOINT = 6116
+    NUM_ACTIONS = 6120
+
+    VAR_ENGLISH = 1
+    VAR_BUILDINGS = 2
+    VAR_WONDER = 4
 
     PH_ACTION = 0
     PH_REVOLT_ATTACK = 1
@@ -73,6 +92,9 @@ cdef enum:
     PH_MONUMENT = 6
     PH_TREASURE = 7
     PH_OVER = 8
+    PH_BUILDING = 9
+    PH_WONDER = 10
+    PH_WONDER_POINT = 11
 
     END_NONE = 0
     END_TREASURES = 1
@@ -105,6 +127,10 @@ ctypedef struct GameState:
     BB leaders
     int16_t leader_sq[MAX_PLAYERS][4]   # -1 = in supply
     int16_t monument_sq[6]              # -1 = unbuilt
+    BB wonder                    # the wonder's five squares (variant)
+    int16_t wonder_sq                   # its centre, -1 = unbuilt
+    int16_t building_sq[4]              # -1 = in supply (variant)
+    uint8_t variants                    # VAR_* bits
     # tiles off the board
     uint8_t hand[MAX_PLAYERS][4]
     uint8_t bag[TOTAL_TILES]     # draws take bag[bag_len - 1]

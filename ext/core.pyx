@@ -148,9 +148,9 @@ cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 cdef inline BB occupied(GameState* s) noexcept nogil:
-    """Squares that connect: tiles face up or down, and leaders (R-KING-1)."""
+    """Squares that connect: tiles face up or down, leaders and the wonder (R-KING-1)."""
     cdef BB r = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
-    return bb_or(bb_or(r, s.down), s.leaders)
+    return bb_or(bb_or(bb_or(r, s.down), s.leaders), s.wonder)
 
 cdef inline bint is_occupied(GameState* s, int sq) noexcept nogil:
     cdef uint8_t c = s.cell[sq]
@@ -286,6 +286,9 @@ cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noe
             s.leader_sq[p][c] = -1
     for i in range(6):
         s.monument_sq[i] = -1
+    for c in range(4):
+        s.building_sq[c] = -1
+    s.wonder_sq = -1
     for sq in range(NSQ):
         s.parent[sq] = sq
     for i in range(bd.n_temples):
@@ -366,6 +369,110 @@ cdef int monument_options(GameState* s, int32_t* out) noexcept nogil:
             for t in range(nb):
                 out[n] = A_MONUMENT + m * NSQ + blocks[t]
                 n += 1
+    return n
+
+cdef int run_length(GameState* s, int sq, int c, int step) noexcept nogil:
+    """Length of the straight run of face-up c tiles through sq (step 1: row, NCOL: column)."""
+    cdef int n = 1, t = sq
+    cdef uint8_t want = CELL_UP + c
+    if s.cell[sq] != want:
+        return 0
+    while True:
+        if step == 1 and t % NCOL == 0:
+            break
+        if step == NCOL and t < NCOL:
+            break
+        t -= step
+        if s.cell[t] != want:
+            break
+        n += 1
+    t = sq
+    while True:
+        if step == 1 and t % NCOL == NCOL - 1:
+            break
+        if step == NCOL and t + NCOL >= NSQ:
+            break
+        t += step
+        if s.cell[t] != want:
+            break
+        n += 1
+    return n
+
+cdef int building_options(GameState* s, int32_t* out) noexcept nogil:
+    """Building actions for the placed tile's lines of 3+ (R-VAR-BLD-2), ascending, without nobuilding."""
+    cdef int sq = s.placed, c, d, step, t, lo, length, old = 0, n = 0, m = 0, i, j, a
+    cdef int sqs[32]
+    cdef int lens[32]
+    if sq < 0 or not (s.variants & VAR_BUILDINGS) or s.cell[sq] < CELL_UP or s.cell[sq] >= CELL_DOWN:
+        return 0
+    c = s.cell[sq] - CELL_UP
+    if s.building_sq[c] >= 0:
+        old = run_length(s, s.building_sq[c], c, 1)
+        t = run_length(s, s.building_sq[c], c, NCOL)
+        if t > old:
+            old = t
+    for d in range(2):
+        step = 1 if d == 0 else NCOL
+        length = run_length(s, sq, c, step)
+        if length < 3 or (s.building_sq[c] >= 0 and length <= old):
+            continue
+        lo = sq
+        while True:
+            if (step == 1 and lo % NCOL == 0) or (step == NCOL and lo < NCOL):
+                break
+            if s.cell[lo - step] != CELL_UP + c:
+                break
+            lo -= step
+        for i in range(length):
+            t = lo + i * step
+            for j in range(m):
+                if sqs[j] == t:
+                    if length > lens[j]:
+                        lens[j] = length
+                    break
+            else:
+                sqs[m] = t
+                lens[m] = length
+                m += 1
+    # ascending by square (a handful of entries)
+    for i in range(1, m):
+        a = sqs[i]
+        j = i - 1
+        while j >= 0 and sqs[j] > a:
+            sqs[j + 1] = sqs[j]
+            j -= 1
+        sqs[j + 1] = a
+    for i in range(m):
+        out[n] = A_BUILDING + c * NSQ + sqs[i]
+        n += 1
+    return n
+
+cdef int wonder_options(GameState* s, int32_t* out) noexcept nogil:
+    """Wonder actions for crosses of five completed by the placed tile (R-VAR-WONDER-1), ascending."""
+    cdef int sq = s.placed, c, i, k, x, n = 0
+    cdef int cands[5]
+    cdef uint8_t want
+    if sq < 0 or not (s.variants & VAR_WONDER) or s.wonder_sq >= 0:
+        return 0
+    if s.cell[sq] < CELL_UP or s.cell[sq] >= CELL_DOWN:
+        return 0
+    want = s.cell[sq]
+    # sq and its neighbours in ascending order: up, left, sq, right, down
+    cands[0] = sq - NCOL if sq >= NCOL else -1
+    cands[1] = sq - 1 if sq % NCOL > 0 else -1
+    cands[2] = sq
+    cands[3] = sq + 1 if sq % NCOL < NCOL - 1 else -1
+    cands[4] = sq + NCOL if sq + NCOL < NSQ else -1
+    for i in range(5):
+        x = cands[i]
+        if x < 0 or NB_N[x] != 4 or s.cell[x] != want:
+            continue
+        for k in range(4):
+            if s.cell[NB[x][k]] != want:
+                break
+        else:
+            out[n] = A_WONDER + x
+            n += 1
     return n
 
 cdef int treasure_candidates(GameState* s, int seat, int* out, int* to_take) noexcept nogil:
@@ -463,6 +570,23 @@ cdef void leader_targets(GameState* s, int p, int c, BB targets, BB adj, int8_t*
             n[0] += 1
 
 
+cdef int side_strength(GameState* s, int leader_sq, int c) noexcept nogil:
+    """Base strength of a leader in the pending conflict (R-REV-2, R-WAR-3)."""
+    cdef BB passable
+    if s.c_kind == CONFLICT_REVOLT:
+        return bb_count(bb_and(bb_neighbours(bb_square(leader_sq)), s.up[RED]))
+    passable = occupied(s)
+    bb_clear(&passable, s.unification)
+    return bb_count(bb_and(flood(bb_square(leader_sq), passable), s.up[c]))
+
+cdef int exact_commitment(GameState* s) noexcept nogil:
+    """The commitment that makes the attacker's total exceed the defender's base, or the defender's tie the attacker's total."""
+    cdef int att = side_strength(s, s.c_att_leader, s.c_colour)
+    cdef int dfd = side_strength(s, s.c_def_leader, s.c_colour)
+    if s.phase == PH_REVOLT_ATTACK or s.phase == PH_WAR_ATTACK:
+        return dfd - att + 1
+    return att + s.c_att_commit - dfd
+
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     """Write the legal decisions of the seat to act, ascending; return the count."""
     cdef BoardData* bd = &BOARDS[s.board_id]
@@ -508,6 +632,9 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
         if s.cats_left[p] > 0:
             up_all = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
             cands = bb_or(empty, bb_andnot(up_all, s.treasure))
+            for c in range(4):
+                if s.building_sq[c] >= 0:
+                    bb_clear(&cands, s.building_sq[c])
             while bb_any(cands):
                 out[n] = A_CAT + bb_pop(&cands)
                 n += 1
@@ -522,9 +649,18 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
         n += 1
     elif (s.phase == PH_REVOLT_ATTACK or s.phase == PH_REVOLT_DEFEND
           or s.phase == PH_WAR_ATTACK or s.phase == PH_WAR_DEFEND):
-        for i in range(s.hand[p][commit_colour(s)] + 1):
-            out[n] = A_COMMIT + i
-            n += 1
+        if s.variants & VAR_ENGLISH:
+            # R-VAR-ENGLISH: none, or exactly what beats (attacker) or ties (defender) the other's total
+            out[0] = A_COMMIT
+            n = 1
+            k = exact_commitment(s)
+            if 1 <= k <= s.hand[p][commit_colour(s)]:
+                out[1] = A_COMMIT + k
+                n = 2
+        else:
+            for i in range(s.hand[p][commit_colour(s)] + 1):
+                out[n] = A_COMMIT + i
+                n += 1
     elif s.phase == PH_WAR_CHOICE:
         k = conflict_colours(s, cols)
         for i in range(k):
@@ -538,6 +674,18 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
         k = treasure_candidates(s, p, cand, &to_take)
         for i in range(k):
             out[n] = A_TREASURE + cand[i]
+            n += 1
+    elif s.phase == PH_BUILDING:
+        n = building_options(s, out)
+        out[n] = A_NOBUILDING
+        n += 1
+    elif s.phase == PH_WONDER:
+        n = wonder_options(s, out)
+        out[n] = A_NOWONDER
+        n += 1
+    elif s.phase == PH_WONDER_POINT:
+        for c in range(4):
+            out[n] = A_WONDERPOINT + c
             n += 1
     return n
 
@@ -585,7 +733,8 @@ cdef void return_orphan_leaders(GameState* s) noexcept nogil:
         remove_leader(s, p, c)
 
 cdef void end_turn(GameState* s) noexcept nogil:
-    cdef int p = s.turn_owner, c, m, root, i, q
+    """R-TURN-3: monument points, then the wonder point (a decision), then finish_turn."""
+    cdef int p = s.turn_owner, c, m, root
     for c in range(4):
         if s.leader_sq[p][c] >= 0:
             root = uf_find(s, s.leader_sq[p][c])
@@ -594,6 +743,17 @@ cdef void end_turn(GameState* s) noexcept nogil:
                         and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)
                         and uf_find(s, s.monument_sq[m]) == root):
                     s.score[p][c] += 1
+    if (s.wonder_sq >= 0 and s.leader_sq[p][BLACK] >= 0
+            and uf_find(s, s.leader_sq[p][BLACK]) == uf_find(s, s.wonder_sq)):
+        s.placed = -1
+        s.phase = PH_WONDER_POINT
+        s.to_act = p
+        return
+    finish_turn(s)
+
+cdef void finish_turn(GameState* s) noexcept nogil:
+    """R-TURN-3 after the points: refills, the end check (R-END-1), the next seat's turn."""
+    cdef int p = s.turn_owner, i, q
     if not draw_tiles(s, p, HAND_SIZE - hand_size(s, p)):
         return
     for i in range(1, s.players):
@@ -642,13 +802,38 @@ cdef void treasure_check(GameState* s) noexcept nogil:
             return
     end_action(s)
 
+cdef void building_check(GameState* s) noexcept nogil:
+    """After a tile's conflicts: offer its colour's building on a new line (R-VAR-BLD-2)."""
+    cdef int32_t buf[32]
+    if building_options(s, buf) > 0:
+        s.phase = PH_BUILDING
+        s.to_act = s.turn_owner
+    else:
+        monument_check(s)
+
 cdef void monument_check(GameState* s) noexcept nogil:
     cdef int32_t buf[32]
     if monument_options(s, buf) > 0:
         s.phase = PH_MONUMENT
         s.to_act = s.turn_owner
     else:
+        wonder_check(s)
+
+cdef void wonder_check(GameState* s) noexcept nogil:
+    """After the monument check: offer the wonder on a cross the tile completed (R-VAR-WONDER-1)."""
+    cdef int32_t buf[8]
+    if wonder_options(s, buf) > 0:
+        s.phase = PH_WONDER
+        s.to_act = s.turn_owner
+    else:
         treasure_check(s)
+
+cdef void unbuild_on(GameState* s, int sq) noexcept nogil:
+    """A building on a tile turned face down or removed goes back to supply (R-VAR-BLD-5)."""
+    cdef int c
+    for c in range(4):
+        if s.building_sq[c] == sq:
+            s.building_sq[c] = -1
 
 cdef void clear_conflict(GameState* s) noexcept nogil:
     s.c_kind = CONFLICT_NONE
@@ -690,7 +875,7 @@ cdef void continue_wars(GameState* s) noexcept nogil:
     if n == 0:
         s.unification = -1
         clear_conflict(s)
-        monument_check(s)
+        building_check(s)
     elif n == 1:
         start_war(s, cols[0])
     else:
@@ -721,6 +906,8 @@ cdef void resolve_war(GameState* s, int def_commit) noexcept nogil:
     if c == RED:
         removal = bb_andnot(removal, s.treasure)
         removal = bb_andnot(removal, bb_neighbours(s.leaders))
+    if s.building_sq[c] >= 0:
+        bb_clear(&removal, s.building_sq[c])     # R-VAR-BLD-5
     while bb_any(removal):
         sq = bb_pop(&removal)
         remove_tile(s, sq)
@@ -750,15 +937,17 @@ cdef void resolve_revolt(GameState* s, int def_commit) noexcept nogil:
 
 cdef void score_tile(GameState* s, int sq, int c) noexcept nogil:
     """R-TILE-4: the leader of the tile's colour scores, else the king."""
-    cdef int root = uf_find(s, sq), p, king_owner = -1
+    cdef int root = uf_find(s, sq), p, king_owner = -1, points = 1
+    if s.building_sq[c] >= 0 and uf_find(s, s.building_sq[c]) == root:
+        points = 2                                   # R-VAR-BLD-3
     for p in range(s.players):
         if s.leader_sq[p][c] >= 0 and uf_find(s, s.leader_sq[p][c]) == root:
-            s.score[p][c] += 1
+            s.score[p][c] += points
             return
         if s.leader_sq[p][BLACK] >= 0 and uf_find(s, s.leader_sq[p][BLACK]) == root:
             king_owner = p
     if king_owner >= 0:
-        s.score[king_owner][c] += 1
+        s.score[king_owner][c] += points
 
 cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
     """Apply a legal decision and run the game forward to the next decision."""
@@ -779,7 +968,7 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
                 continue_wars(s)
             else:
                 score_tile(s, sq, c)
-                monument_check(s)
+                building_check(s)
         elif a < A_WITHDRAW:
             c = (a - A_LEADER) // NSQ
             sq = (a - A_LEADER) % NSQ
@@ -861,14 +1050,37 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
                 s.cell[sq] = CELL_DOWN + c
                 bb_clear(&s.up[c], sq)
                 bb_set(&s.down, sq)
+                unbuild_on(s, sq)
             s.monument_sq[m] = t
             return_orphan_leaders(s)
             uf_rebuild(s)
-        treasure_check(s)
+        wonder_check(s)
     elif s.phase == PH_TREASURE:
         bb_clear(&s.treasure, a - A_TREASURE)
         s.treasures_taken[p] += 1
         treasure_check(s)
+    elif s.phase == PH_BUILDING:
+        if a != A_NOBUILDING:
+            s.building_sq[(a - A_BUILDING) // NSQ] = (a - A_BUILDING) % NSQ
+        monument_check(s)
+    elif s.phase == PH_WONDER:
+        if a != A_NOWONDER:
+            t = a - A_WONDER
+            c = s.cell[t] - CELL_UP
+            for i in range(5):
+                sq = t if i == 4 else NB[t][i]
+                remove_tile(s, sq)
+                s.cell[sq] = CELL_WONDER
+                bb_set(&s.wonder, sq)
+                unbuild_on(s, sq)
+            s.discarded[c] += 5
+            s.wonder_sq = t
+            return_orphan_leaders(s)
+            uf_rebuild(s)
+        treasure_check(s)
+    elif s.phase == PH_WONDER_POINT:
+        s.score[p][a - A_WONDERPOINT] += 1
+        finish_turn(s)
 
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil:
     """Play uniformly random legal decisions; return how many were played."""
@@ -884,7 +1096,9 @@ cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept
 # ================================================================ Python face
 
 PHASE_NAMES = ("action", "revolt_attack", "revolt_defend", "war_choice",
-               "war_attack", "war_defend", "monument", "treasure", "over")
+               "war_attack", "war_defend", "monument", "treasure", "over",
+               "building", "wonder", "wonder_point")
+VARIANT_NAMES = ("english", "buildings", "wonder")   # bit i of GameState.variants
 END_NAMES = (None, "treasures", "bag")
 CONFLICT_NAMES = (None, "revolt", "war")
 
@@ -920,10 +1134,16 @@ cdef list _bb_list(BB b):
 cdef class CoreState:
     """The C game state; engine.State adds the checked, documented API on top."""
 
-    def _setup(self, int players, int board_id, uint64_t seed):
+    def _setup(self, int players, int board_id, uint64_t seed, int variants=0):
         if not BOARDS[board_id].loaded:
             raise ValueError(f"board id {board_id} is not registered")
         setup_game(&self.s, players, board_id, seed)
+        self.s.variants = variants
+
+    @property
+    def variants(self):
+        """The names of the variants on (R-VAR-*), in VARIANT_NAMES order."""
+        return [name for i, name in enumerate(VARIANT_NAMES) if self.s.variants & (1 << i)]
 
     def clone(self):
         """Return an independent copy (a struct copy)."""
@@ -1013,7 +1233,10 @@ cdef class CoreState:
         return {
             "players": P,
             "board": BOARD_NAMES[s.board_id],
+            "variants": self.variants,
             "cells": [s.cell[i] for i in range(NSQ)],
+            "buildings": [s.building_sq[c] for c in range(4)],
+            "wonder": s.wonder_sq,
             "treasures": _bb_list(s.treasure),
             "leaders": [[s.leader_sq[p][c] for c in range(4)] for p in range(P)],
             "monuments": [s.monument_sq[m] for m in range(6)],
@@ -1051,6 +1274,14 @@ cdef class CoreState:
                 bb_set(&s.down, sq)
             elif v == CELL_CAT:
                 bb_set(&s.cats, sq)
+            elif v == CELL_WONDER:
+                bb_set(&s.wonder, sq)
+        s.variants = 0
+        for name in snap.get("variants", ()):
+            s.variants |= 1 << VARIANT_NAMES.index(name)
+        for c in range(4):
+            s.building_sq[c] = snap.get("buildings", (-1, -1, -1, -1))[c]
+        s.wonder_sq = snap.get("wonder", -1)
         for sq in snap["treasures"]:
             bb_set(&s.treasure, sq)
         for p in range(MAX_PLAYERS):
@@ -1116,7 +1347,9 @@ cdef class CoreState:
                 problems.append(f"square {sq}: catastrophe bitboard disagrees with cell {v}")
             if bb_test(&s.leaders, sq) != (s.leader_at[sq] != 0):
                 problems.append(f"square {sq}: leader bitboard disagrees with leader_at")
-            if v > CELL_CAT:
+            if bb_test(&s.wonder, sq) != (v == CELL_WONDER):
+                problems.append(f"square {sq}: wonder bitboard disagrees with cell {v}")
+            if v > CELL_WONDER:
                 problems.append(f"square {sq}: bad cell value {v}")
             if CELL_UP <= v < CELL_CAT and ((v - CELL_UP) % 4 == BLUE) != bb_test(&bd.river, sq):
                 problems.append(f"square {sq}: tile colour {(v - 1) % 4} on the wrong terrain")
@@ -1189,8 +1422,9 @@ cdef class CoreState:
             if totals[c] != TILE_TOTALS[c]:
                 problems.append(f"colour {c}: {totals[c]} tiles accounted for, expected {TILE_TOTALS[c]}")
         for sq in _bb_list(s.treasure):
-            if s.cell[sq] != CELL_UP + RED and s.cell[sq] != CELL_DOWN + RED:
-                problems.append(f"treasure at {sq} not on a temple")
+            if s.cell[sq] != CELL_UP + RED and s.cell[sq] != CELL_DOWN + RED and s.cell[sq] != CELL_WONDER:
+                problems.append(f"treasure at {sq} not on a temple or the wonder")
+        problems += self._variant_problems()
         n = 0
         for p in range(s.players):
             n += 2 - s.cats_left[p]
@@ -1221,9 +1455,10 @@ cdef class CoreState:
         else:
             if not 0 <= s.to_act < s.players or not 0 <= s.turn_owner < s.players:
                 problems.append("to_act or turn_owner out of range")
-            if not 1 <= s.actions_left <= 2:
-                problems.append(f"actions_left {s.actions_left}")
-            if s.phase in (PH_ACTION, PH_WAR_CHOICE, PH_MONUMENT) and s.to_act != s.turn_owner:
+            if not (0 if s.phase == PH_WONDER_POINT else 1) <= s.actions_left <= 2:
+                problems.append(f"actions_left {s.actions_left} in phase {PHASE_NAMES[s.phase]}")
+            if (s.phase in (PH_ACTION, PH_WAR_CHOICE, PH_MONUMENT, PH_BUILDING, PH_WONDER, PH_WONDER_POINT)
+                    and s.to_act != s.turn_owner):
                 problems.append(f"phase {PHASE_NAMES[s.phase]}: to_act is not the turn owner")
             if s.phase == PH_ACTION:
                 for p in range(s.players):
@@ -1241,6 +1476,47 @@ cdef class CoreState:
                     problems.append("conflict leaders are not on their squares")
             if s.phase in (PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND) and s.unification < 0:
                 problems.append("war without a unification tile")
+        return problems
+
+    def _variant_problems(self):
+        """The invariants of the buildings and the wonder (R-VAR-BLD, R-VAR-WONDER)."""
+        cdef GameState* s = &self.s
+        cdef int c, sq, k
+        cdef BB expect
+        problems = []
+        if s.variants & ~(VAR_ENGLISH | VAR_BUILDINGS | VAR_WONDER):
+            problems.append(f"unknown variant bits {s.variants}")
+        for c in range(4):
+            sq = s.building_sq[c]
+            if sq < 0:
+                continue
+            if not s.variants & VAR_BUILDINGS:
+                problems.append(f"building {c} on the board without the buildings variant")
+            if not 0 <= sq < NSQ or s.cell[sq] != CELL_UP + c:
+                problems.append(f"building {c} at {sq}: not on a face-up tile of its colour")
+        if s.wonder_sq < 0:
+            if bb_any(s.wonder):
+                problems.append("wonder squares without a wonder")
+        else:
+            if not s.variants & VAR_WONDER:
+                problems.append("a wonder on the board without the wonder variant")
+            if not 0 <= s.wonder_sq < NSQ or NB_N[s.wonder_sq] != 4:
+                problems.append(f"wonder centre {s.wonder_sq}: not a square with four neighbours")
+            else:
+                expect = bb_square(s.wonder_sq)
+                for k in range(4):
+                    bb_set(&expect, NB[s.wonder_sq][k])
+                if not bb_eq(expect, s.wonder):
+                    problems.append(f"wonder at {s.wonder_sq}: its squares are not the cross of five")
+        if s.phase == PH_BUILDING and not s.variants & VAR_BUILDINGS:
+            problems.append("phase building without the buildings variant")
+        if s.phase in (PH_WONDER, PH_WONDER_POINT) and not s.variants & VAR_WONDER:
+            problems.append(f"phase {PHASE_NAMES[s.phase]} without the wonder variant")
+        if s.phase in (PH_BUILDING, PH_WONDER) and (s.placed < 0 or not CELL_UP <= s.cell[s.placed] < CELL_DOWN):
+            problems.append(f"phase {PHASE_NAMES[s.phase]}: no face-up placed tile")
+        if s.phase == PH_WONDER_POINT and (s.wonder_sq < 0 or s.leader_sq[s.turn_owner][BLACK] < 0
+                or uf_find(s, s.leader_sq[s.turn_owner][BLACK]) != uf_find(s, s.wonder_sq)):
+            problems.append("phase wonder_point without the turn owner's king in the wonder's kingdom")
         return problems
 
 
@@ -1316,15 +1592,6 @@ cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdom
                 root = r
     return root if n_kingdoms[0] == 1 else -1
 
-cdef int side_strength(GameState* s, int leader_sq, int c) noexcept nogil:
-    """Base strength of a leader in the pending conflict (R-REV-2, R-WAR-3)."""
-    cdef BB passable
-    if s.c_kind == CONFLICT_REVOLT:
-        return bb_count(bb_and(bb_neighbours(bb_square(leader_sq)), s.up[RED]))
-    passable = occupied(s)
-    bb_clear(&passable, s.unification)
-    return bb_count(bb_and(flood(bb_square(leader_sq), passable), s.up[c]))
-
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil:
     """Give each legal decision a cheap prior in 0..15 (higher first) for widening and rollouts.
 
@@ -1333,6 +1600,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     Commitments prefer the smallest one that wins against what is known.
     """
     cdef int p = s.to_act, i, a, c, sq, root, nk, owner, att, dfd, need, t
+    cdef int need_v[4]
     cdef uint8_t mark[NSQ]
     cdef int8_t kown[NSQ][4]
     cdef bint touches
@@ -1403,9 +1671,20 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 scores[i] = 5
             else:
                 scores[i] = 2
+    elif s.phase == PH_WONDER_POINT:
+        with_treasures(s, p, need_v)
+        for i in range(n):
+            c = actions[i] - A_WONDERPOINT
+            scores[i] = 2
+            for t in range(4):
+                if need_v[t] < need_v[c]:
+                    break
+            else:
+                scores[i] = 5                    # a weakest colour
     else:
         for i in range(n):
-            scores[i] = 3 if actions[i] == A_NOMONUMENT else 5
+            a = actions[i]
+            scores[i] = 3 if a == A_NOMONUMENT or a == A_NOBUILDING or a == A_NOWONDER else 5
 
 cdef void with_treasures(GameState* s, int p, int* v) noexcept nogil:
     """Write a seat's colour totals with each treasure added to the weakest (R-END-2)."""

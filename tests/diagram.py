@@ -15,6 +15,10 @@ Tokens:
     r$ R$    red tile holding a treasure (only on a starting-temple square)
     x        catastrophe
     0k 1r .. a leader: owner's seat digit + colour letter (k r b g)
+    r@ b@    face-up tile carrying its colour's building (variant buildings,
+             R-VAR-BLD); r$@ a red temple with treasure and the red building
+    W  W$    a wonder square (variant wonder, R-VAR-WONDER); W$ holds a
+             treasure (only on a starting-temple square)
 
 Every token is checked against the real board: tiles, leaders and empty
 squares must agree with its land/river layout (blue tiles on river, the other
@@ -48,10 +52,20 @@ Everything else is filled so that the snapshot is consistent:
 - monuments: ``monuments={"rb": "g5"}`` (colour pair, top-left square of the
   block); each face-down tile must lie in exactly one declared block, and each
   block is four face-down tiles of one colour of the pair.
+- variants (2015 edition): ``variants=["wonder", "buildings"]`` (any order;
+  the snapshot lists them in the canonical order english, buildings, wonder).
+  The fields ``variants``, ``buildings`` and ``wonder`` are always filled
+  (defaults [], [-1]*4, -1). A building token needs the ``buildings`` variant
+  and at most one building per colour; ``W`` tokens need the ``wonder``
+  variant and must form exactly one plus of five squares (a centre and its
+  four neighbours): ``wonder`` is that centre. The five tiles the wonder
+  replaced left the game: ``wonder_colour="r"`` (required with ``W``) adds
+  5 tiles of that colour to ``discarded`` so tiles are conserved.
 - squares may be given as names ("f7") or ints anywhere (placed, unification,
   the conflict's leader squares).
 
-Helpers: ``sq("f7")``, ``at(snap, "f7")`` (the token on a square),
+Helpers: ``sq("f7")``, ``at(snap, "f7")`` (the token on a square, with
+the variant tokens: ``r@``, ``r$@``, ``W``, ``W$``),
 ``show(snap, "e4:h6")`` (render a window), ``norm(diagram)`` (normalise a
 diagram so that ``show(...) == norm(...)`` compares pictures); for play:
 ``act("tile r f7")``, ``play(state, "tile r f7", "commit 2")`` (each must be
@@ -74,8 +88,18 @@ def board_of(name: str):
 
 TOTALS = (30, 57, 36, 30)
 DEFAULT_HAND = "kkbbgg"   # a seat whose hand the test does not give (no red: no revolt commits)
-EMPTY, CATASTROPHE = 0, 9
+EMPTY, CATASTROPHE, WONDER = 0, 9, 10
 _LEADER = re.compile(r"^([0-3])([krbg])$")
+
+
+def _variants(names) -> list:
+    """Return the variant names in canonical order (english, buildings, wonder)."""
+    from engine.actions import VARIANTS
+    names = list(names or [])
+    for n in names:
+        assert n in VARIANTS, f"unknown variant {n!r} (known: {VARIANTS})"
+    assert len(set(names)) == len(names), f"variant listed twice: {names}"
+    return [n for n in VARIANTS if n in names]
 
 
 def sq(name) -> int:
@@ -133,7 +157,8 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
              catastrophes_left=None, monuments=None, turn_owner: int = 0,
              to_act: int | None = None, actions_left: int = 2, phase: str = "action",
              placed=None, unification=None, conflict=None, committed=None,
-             end_reason=None, outside: str = "start") -> dict:
+             end_reason=None, outside: str = "start", variants=None,
+             wonder_colour: str | None = None) -> dict:
     """Return a full snapshot dict for the diagram (see the module docstring)."""
     assert 2 <= players <= 4
     assert outside in ("start", "empty")
@@ -141,6 +166,9 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
     cells = [EMPTY] * SQUARES
     treasures = set()
     leaders = [[-1] * 4 for _ in range(players)]
+    variants = _variants(variants)
+    buildings = [-1] * 4
+    wonder_squares = set()
     window = parse_window(diagram) if diagram else {}
     if outside == "start":
         for t in b.temples:
@@ -157,6 +185,13 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
             assert river, f"{name} is land on the {board} board: draw it as ."
         elif tok == "x":
             cells[s] = CATASTROPHE
+        elif tok in ("W", "W$"):
+            assert "wonder" in variants, f"{name}: a wonder needs variants=[..., 'wonder']"
+            cells[s] = WONDER
+            wonder_squares.add(s)
+            if tok == "W$":
+                assert s in b.temples, f"{name}: treasures never move; not a starting temple"
+                treasures.add(s)
         elif m:
             seat, c = int(m.group(1)), COLOURS.index(m.group(2))
             assert seat < players, f"{name}: leader of seat {seat} with {players} players"
@@ -164,16 +199,35 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
             assert leaders[seat][c] == -1, f"{name}: seat {seat} has two {tok[1]} leaders"
             leaders[seat][c] = s
         else:
-            treasure = tok.endswith("$")
-            letter = tok[:-1] if treasure else tok
+            building = tok.endswith("@")
+            letter = tok[:-1] if building else tok
+            treasure = letter.endswith("$")
+            letter = letter[:-1] if treasure else letter
             assert len(letter) == 1 and letter.lower() in COLOURS, f"{name}: unknown token {tok!r}"
             c = COLOURS.index(letter.lower())
             assert river == (c == 2), f"{name}: {COLOURS[c]} tile on {terrain}"
             cells[s] = (1 if letter.islower() else 5) + c
+            if building:
+                assert "buildings" in variants, f"{name}: a building needs variants=[..., 'buildings']"
+                assert letter.islower(), f"{name}: a building stands only on a face-up tile"
+                assert buildings[c] == -1, f"{name}: two {COLOURS[c]} buildings"
+                buildings[c] = s
             if treasure:
                 assert c == 1, f"{name}: a treasure lies only on a red tile"
                 assert s in b.temples, f"{name}: treasures never move; not a starting temple"
                 treasures.add(s)
+
+    # the wonder: exactly one plus of five W squares
+    wonder = -1
+    if wonder_squares:
+        centres = [x for x in wonder_squares
+                   if {x} | set(_neighbours(x)) == wonder_squares and len(_neighbours(x)) == 4]
+        assert len(centres) == 1, f"W squares {sorted(map(square_name, wonder_squares))} are not a plus of five"
+        wonder = centres[0]
+        assert wonder_colour is not None and wonder_colour in COLOURS, \
+            "a wonder needs wonder_colour='k'|'r'|'b'|'g' (its 5 tiles left the game)"
+    else:
+        assert wonder_colour is None, "wonder_colour given but no W squares"
 
     # monuments
     mons = [-1] * 6
@@ -200,6 +254,8 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
     swapped_c = [counts(h) for h in (swapped or [])]
     swapped_c += [[0, 0, 0, 0] for _ in range(players - len(swapped_c))]
     discarded_c = counts(discarded)
+    if wonder != -1:
+        discarded_c[COLOURS.index(wonder_colour)] += 5
     used = [0, 0, 0, 0]
     for v in cells:
         if 1 <= v <= 8:
@@ -251,7 +307,10 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
     return {
         "players": players,
         "board": board,
+        "variants": variants,
         "cells": cells,
+        "buildings": buildings,
+        "wonder": wonder,
         "treasures": sorted(treasures),
         "leaders": leaders,
         "monuments": mons,
@@ -274,6 +333,11 @@ def position(diagram: str | None = None, players: int = 2, board: str = "standar
     }
 
 
+def _neighbours(s: int) -> list:
+    from engine.boards import neighbours
+    return list(neighbours(s))
+
+
 def at(snap: dict, name) -> str:
     """Return the diagram token of one square of a snapshot."""
     s = sq(name)
@@ -286,9 +350,13 @@ def at(snap: dict, name) -> str:
         return "~" if board_of(snap["board"]).is_river(s) else "."
     if v == CATASTROPHE:
         return "x"
+    treasure = "$" if s in snap["treasures"] else ""
+    if v == WONDER:
+        return "W" + treasure
     letter = COLOURS[(v - 1) % 4]
     tok = letter if v <= 4 else letter.upper()
-    return tok + ("$" if s in snap["treasures"] else "")
+    building = "@" if v <= 4 and snap.get("buildings", [-1] * 4)[v - 1] == s else ""
+    return tok + treasure + building
 
 
 def show(snap: dict, area: str) -> str:

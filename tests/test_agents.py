@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 
 import pytest
 
@@ -172,10 +171,8 @@ def test_greedy_weights_are_checked():
 
 
 def test_greedy_beats_random():
-    t0 = time.perf_counter()
+    # speed is bench/'s business (agent timing figures are in docs/benchmarks.md)
     res = run_match({"greedy": GreedyAgent, "random": RandomAgent}, games=40, players=2, seed=2024)
     st = res.stats["greedy"]
     assert st.games == 40 and st.forfeits == 0
     assert st.win_share >= 0.9, res.table()
-    assert st.ms_per_decision < 50, res.table()
-    assert time.perf_counter() - t0 < 90

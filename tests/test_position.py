@@ -6,6 +6,7 @@ import random
 import pytest
 
 from diagram import position
+from engine.actions import VARIANTS
 from engine.boards import COLS, ROWS, SQUARES, load_board
 from engine.errors import PositionError
 from engine.position import (PHASES, PUBLIC_FIELDS, SNAPSHOT_KEYS, TILE_TOTALS, check_snapshot,
@@ -81,10 +82,25 @@ def random_snapshot(rng: random.Random) -> dict:
                     "attacker_leader": rng.randrange(-1, SQUARES),
                     "defender_leader": rng.randrange(-1, SQUARES),
                     "attacker_commit": rng.randint(-1, 6)}
+    variants = [v for v in VARIANTS if rng.random() < 0.4]
+    wonder = -1
+    if "wonder" in variants and rng.random() < 0.5:
+        wonder = rng.randrange(1, ROWS - 1) * COLS + rng.randrange(1, COLS - 1)
+        for w in (wonder, wonder - 1, wonder + 1, wonder - COLS, wonder + COLS):
+            cells[w] = 10
+    buildings = [-1] * 4
+    if "buildings" in variants:
+        for c in range(4):
+            on = [sq for sq in range(SQUARES) if cells[sq] == 1 + c]
+            if on and rng.random() < 0.6:
+                buildings[c] = rng.choice(on)
     return {
         "players": players,
         "board": board,
+        "variants": variants,
         "cells": cells,
+        "buildings": buildings,
+        "wonder": wonder,
         "treasures": sorted(rng.sample(range(SQUARES), rng.randint(0, 14))),
         "leaders": leaders,
         "monuments": [rng.choice(tops) if rng.random() < 0.3 else -1 for _ in range(6)],
@@ -268,8 +284,12 @@ def test_too_few_too_many_fields():
     for n in range(len(PUBLIC_FIELDS)):
         with pytest.raises(PositionError, match=repr(PUBLIC_FIELDS[n])):
             parse_position(" ".join(words[:n]))
-    with pytest.raises(PositionError, match="end_reason"):
+    with pytest.raises(PositionError, match="'variants'"):
         parse_position(" ".join(words + ["extra"]))
+    with pytest.raises(PositionError, match="'buildings'"):
+        parse_position(" ".join(words + ["wonder"]))
+    with pytest.raises(PositionError, match="'buildings'"):
+        parse_position(" ".join(words + ["wonder", "-", "extra"]))
     hidden = GOOD.split(" | ")[1].split()
     with pytest.raises(PositionError, match="'bag'"):
         parse_position(" ".join(words) + " | " + hidden[0])
@@ -329,7 +349,15 @@ BAD_SNAPSHOTS = [
     ("players", lambda s: s.update(players=True)),
     ("board", lambda s: s.update(board="huge")),
     ("cells", lambda s: s.update(cells=s["cells"][:-1])),
-    ("cells", lambda s: s["cells"].__setitem__(3, 10)),
+    ("cells", lambda s: s["cells"].__setitem__(3, 11)),
+    ("variants", lambda s: s.update(variants=["tea"])),
+    ("variants", lambda s: s.update(variants=["wonder", "english"])),
+    ("variants", lambda s: s.pop("variants")),
+    ("buildings", lambda s: s.update(buildings=[-1, -1, -1])),
+    ("buildings", lambda s: s.update(variants=["buildings"], buildings=[-1, 0, -1, -1])),
+    ("buildings", lambda s: s.update(buildings=[-1, -1, -1, 5])),
+    ("wonder", lambda s: s.update(variants=["wonder"], wonder=40)),
+    ("wonder", lambda s: s["cells"].__setitem__(3, 10)),
     ("treasures", lambda s: s.update(treasures=[5, 3])),
     ("treasures", lambda s: s.update(treasures=[176])),
     ("leaders", lambda s: s["leaders"].pop()),
