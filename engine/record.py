@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 
-from engine.actions import COLOURS, format_action, parse_action
+from engine.actions import COLOURS, VARIANTS, format_action, parse_action
 from engine.boards import BOARD_NAMES
 from engine.errors import EngineError, RecordError
 from engine.position import format_position, parse_position
@@ -104,7 +104,7 @@ class GameRecorder:
         self.start = (seed is None) if start is None else bool(start)
         self.headers = dict(headers or {})
         for name, value in self.headers.items():
-            if not re.fullmatch(r"[a-z_][a-z0-9_]*", str(name)) or name in ("players", "board", "seed", "start"):
+            if not re.fullmatch(r"[a-z_][a-z0-9_]*", str(name)) or name in ("players", "board", "variants", "seed", "start"):
                 raise RecordError(f"bad extra header name {name!r}")
             if any(ch in str(value) for ch in "]#\n\r"):
                 raise RecordError(f"header {name!r}: value may not contain ] # or a line break")
@@ -126,6 +126,8 @@ class GameRecorder:
         """Return the record so far, with a result line if the game is over."""
         snap = self.initial
         out = ["# tne-ai game record", f"[players {snap['players']}]", f"[board {snap['board']}]"]
+        if snap.get("variants"):
+            out.append(f"[variants {','.join(snap['variants'])}]")
         if self.seed is not None:
             out.append(f"[seed {self.seed}]")
         if self.start:
@@ -176,6 +178,14 @@ def _initial_state(headers: dict, new_game, from_snapshot):
     players = _int_header(n_p, "players", players, 2, 4)
     if board not in BOARD_NAMES:
         raise RecordError(f"line {n_b}: header [board] must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
+    variants = []
+    if "variants" in headers:
+        n_v, text = headers["variants"]
+        variants = [v for v in text.replace(",", " ").split()]
+        if not variants or any(v not in VARIANTS for v in variants) or len(set(variants)) != len(variants):
+            raise RecordError(f"line {n_v}: header [variants] must list distinct names among "
+                              f"{', '.join(VARIANTS)}, got {text!r}")
+        variants = [v for v in VARIANTS if v in variants]
     if "start" in headers:
         n, text = headers["start"]
         if from_snapshot is None:
@@ -189,6 +199,9 @@ def _initial_state(headers: dict, new_game, from_snapshot):
         if snap["players"] != players or snap["board"] != board:
             raise RecordError(f"line {n}: the [start] position is {snap['players']} players on the "
                               f"{snap['board']} board, the headers say {players} on {board}")
+        if snap["variants"] != variants:
+            raise RecordError(f"line {n}: the [start] position has variants {','.join(snap['variants']) or 'none'}, "
+                              f"the headers say {','.join(variants) or 'none'}")
         try:
             return from_snapshot(snap)
         except ValueError as e:                 # EngineError is a ValueError
@@ -199,6 +212,8 @@ def _initial_state(headers: dict, new_game, from_snapshot):
     n_s, seed = headers["seed"]
     seed = _int_header(n_s, "seed", seed, 0, 2 ** 64 - 1)
     try:
+        if variants:
+            return new_game(players=players, seed=seed, board=board, variants=variants)
         return new_game(players=players, seed=seed, board=board)
     except ValueError as e:                     # EngineError is a ValueError
 

@@ -1,4 +1,4 @@
-"""Pure-Python reference implementation of the Tigris & Euphrates base game.
+"""Pure-Python reference implementation of Tigris & Euphrates (base game and 2015 variants).
 
 This module is the oracle the fast Cython engine (`engine.State`) is tested
 against, decision by decision and draw by draw. It favours being obviously
@@ -7,23 +7,36 @@ and every region/kingdom is recomputed by flood fill whenever it is needed.
 
 Rules implemented (ids from `shared/rules/RULES.md`): R-COMP-*, R-SETUP-1,
 R-KING-*, R-TURN-*, R-LEAD-*, R-TILE-*, R-CAT-*, R-SWAP-1, R-REV-*, R-WAR-*,
-R-MON-*, R-TRE-*, R-END-* and R-VAR-ADV-BOARD (the board is read from its
-file; nothing about it is assumed). No other 2015 variant is implemented.
+R-MON-*, R-TRE-*, R-END-*, R-VAR-ADV-BOARD (the board is read from its file;
+nothing about it is assumed) and the 2015 edition's switchable variants
+(`new_game(..., variants=...)`, names from `engine.actions.VARIANTS`):
+R-VAR-ENGLISH (`english`: commit 0 or the exact count), R-VAR-BLD-1..5
+(`buildings`: the four civilization buildings) and R-VAR-WONDER-1..4
+(`wonder`: the single wonder and its end-of-turn point).
 
 How the rules become atomic decisions (phases, who acts, the order of every
 step, the PRNG, the snapshot schema and the API) follows `docs/engine.md`
-to the letter. Readings of points that page leaves open:
+to the letter (its section "Variants" for the 2015 rules). Readings of
+points that page leaves open:
 
 - Committed tiles leave the committer's hand at the moment of the `commit`
   decision (they lie face up on the table): `hands -= n`, `discarded += n`
   and the seat's `committed` flag is set right away, so a `revolt_defend` /
   `war_defend` snapshot already shows the attacker's tiles as discarded.
 - `pass` goes straight to the end of the turn: `actions_left` is not changed
-  (it is reset to 2 when the next turn starts).
+  (it is reset to 2 when the next turn starts). So in phase `wonder_point`
+  `actions_left` is 0 after two actions, or 1-2 after a `pass`; `placed` is
+  -1 there and the `committed` flags are still set (cleared at the next turn).
 - When the game ends (bag empty on a draw, or too few treasures at the end of
   a turn) only `phase = "over"`, `to_act = -1` and `end_reason` change; every
   other field keeps the value it had at that moment.
 - At setup, seat 0 draws its 6 tiles, then seat 1 its 6, and so on.
+- After `monument m sq` the wonder check still runs but never finds a cross
+  (the placed tile is face down now), so play goes on to the treasure check.
+- `from_snapshot` accepts `variants` in any order and with repeats (like
+  `new_game`); `snapshot()` always writes them once each, in VARIANTS order.
+  A snapshot without all three of `variants`, `buildings` and `wonder` is a
+  base-game snapshot; one with only some of them is rejected.
 
 Action ints and their notation come from `engine.actions`.
 """
@@ -33,19 +46,25 @@ import operator
 
 from engine.actions import (
     BLUE,
+    BUILDING_BASE,
     COLOURS,
     COMMIT_BASE,
     GREEN,
     LEADER_BASE,
     MONUMENT_BASE,
     MONUMENTS,
+    NO_BUILDING,
     NO_MONUMENT,
+    NO_WONDER,
     PASS,
     RED,
     TILE_BASE,
     TREASURE_BASE,
+    VARIANTS,
     WAR_BASE,
     WITHDRAW_BASE,
+    WONDER_BASE,
+    WONDER_POINT_BASE,
     CAT_BASE,
     BLACK,
     format_action,
@@ -71,6 +90,7 @@ EMPTY = 0
 FACE_UP = 1          # 1 + colour
 FACE_DOWN = 5        # 5 + colour (under a monument)
 CATASTROPHE = 9
+WONDER = 10          # one of the five squares of the wonder (R-VAR-WONDER-1)
 TEMPLE = FACE_UP + RED  # a face-up red tile
 
 PHASES = (
@@ -83,7 +103,12 @@ PHASES = (
     "monument",
     "treasure",
     "over",
+    "building",       # variant buildings (R-VAR-BLD-2)
+    "wonder",         # variant wonder (R-VAR-WONDER-1)
+    "wonder_point",   # variant wonder (R-VAR-WONDER-4)
 )
+# the variant a variant-only phase needs
+PHASE_VARIANT = {"building": "buildings", "wonder": "wonder", "wonder_point": "wonder"}
 CONFLICT_PHASES = ("revolt_attack", "revolt_defend", "war_attack", "war_defend")
 END_REASONS = (None, "treasures", "bag")
 CONFLICT_KEYS = (
@@ -98,7 +123,10 @@ CONFLICT_KEYS = (
 SNAPSHOT_KEYS = (
     "players",
     "board",
+    "variants",
     "cells",
+    "buildings",
+    "wonder",
     "treasures",
     "leaders",
     "monuments",
@@ -119,6 +147,9 @@ SNAPSHOT_KEYS = (
     "committed",
     "end_reason",
 )
+
+# the variant fields: a snapshot holds all three or (base game) none of them
+VARIANT_KEYS = ("variants", "buildings", "wonder")
 
 NEIGHBOURS = tuple(tuple(neighbours(sq)) for sq in range(SQUARES))
 
@@ -175,6 +206,48 @@ def _is_top_left(sq):
     return row < ROWS - 1 and col < COLS - 1
 
 
+def _plus(centre):
+    """Return the five squares of the cross centred on centre, or None if it has no four neighbours."""
+    if len(NEIGHBOURS[centre]) != 4:
+        return None
+    return (centre,) + NEIGHBOURS[centre]
+
+
+def _run(cells, sq, horizontal):
+    """Return the run through sq (R-VAR-BLD-2): the maximal straight line of squares,
+    horizontal or vertical, holding the same face-up tile as sq (a list of squares)."""
+    value = cells[sq]
+    row, col = divmod(sq, COLS)
+    out = [sq]
+    for step in (-1, 1):
+        r, c = row, col
+        while True:
+            if horizontal:
+                c += step
+            else:
+                r += step
+            if not (0 <= r < ROWS and 0 <= c < COLS) or cells[r * COLS + c] != value:
+                break
+            out.append(r * COLS + c)
+    return sorted(out)
+
+
+def _variant_names(variants, field):
+    """Return the variant names on, once each in VARIANTS order; raise PositionError naming a bad one."""
+    if isinstance(variants, (str, bytes)):
+        _fail(field, f"expected an iterable of variant names, got the string {variants!r}")
+    try:
+        names = list(variants)
+    except TypeError:
+        _fail(field, f"expected an iterable of variant names, got {type(variants).__name__} {variants!r}")
+    for name in names:
+        if not isinstance(name, str):
+            _fail(field, f"variant names are strings, got {type(name).__name__} {name!r}")
+        if name not in VARIANTS:
+            _fail(field, f"unknown variant {name!r}; expected any of {', '.join(VARIANTS)}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
 class SplitMix64:
     """The splitmix64 generator of docs/engine.md (all arithmetic mod 2^64)."""
 
@@ -192,19 +265,27 @@ class SplitMix64:
 # ---------------------------------------------------------------- setup
 
 
-def new_game(players=2, seed=0, board="standard"):
-    """Return the initial state of a game (R-SETUP-1, docs/engine.md 'Setup')."""
+def new_game(players=2, seed=0, board="standard", variants=()):
+    """Return the initial state of a game (R-SETUP-1, docs/engine.md 'Setup').
+
+    `variants`: any iterable of names from engine.actions.VARIANTS (repeats
+    are harmless); they change no setup step and no random draw.
+    """
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 4:
         raise PositionError(f"players: expected an int 2..4, got {players!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise PositionError(f"seed: expected an int, got {seed!r}")
     if board not in BOARD_NAMES:
         raise PositionError(f"board: expected one of {', '.join(BOARD_NAMES)}, got {board!r}")
+    names = _variant_names(variants, "variants")
     b = _board(board)
     s = State()
     s._players = players
     s._board_name = board
     s._board = b
+    s.variants = names
+    s.buildings = [-1, -1, -1, -1]
+    s.wonder = -1
     # 1. a face-up red tile and a treasure on every temple square
     s.cells = [EMPTY] * SQUARES
     for sq in b.temples:
@@ -299,7 +380,10 @@ class State:
         self._players = 0
         self._board_name = ""
         self._board = None
+        self.variants = ()          # the variant names on, in VARIANTS order
         self.cells = []
+        self.buildings = [-1, -1, -1, -1]   # square of building k r b g, or -1 (supply)
+        self.wonder = -1                    # centre square of the wonder, or -1
         self.treasures = set()
         self.leaders = []
         self.monuments = []
@@ -326,8 +410,9 @@ class State:
         """Build a state from a snapshot dict; raise PositionError naming the field."""
         if not isinstance(snap, dict):
             raise PositionError(f"snapshot: expected a dict, got {type(snap).__name__}")
+        base_game = not any(key in snap for key in VARIANT_KEYS)  # an older snapshot
         for key in SNAPSHOT_KEYS:
-            if key not in snap:
+            if key not in snap and not (base_game and key in VARIANT_KEYS):
                 _fail(key, "missing")
         for key in snap:
             if key not in SNAPSHOT_KEYS:
@@ -339,7 +424,17 @@ class State:
             _fail("board", f"expected one of {', '.join(BOARD_NAMES)}, got {board!r}")
         s._board_name = board
         s._board = _board(board)
-        s.cells = _int_list(snap["cells"], "cells", SQUARES, 0, CATASTROPHE)
+        s.cells = _int_list(snap["cells"], "cells", SQUARES, 0, WONDER)
+        if base_game:
+            s.variants, s.buildings, s.wonder = (), [-1, -1, -1, -1], -1
+        else:
+            variants = snap["variants"]
+            if not isinstance(variants, (list, tuple)):
+                _fail("variants", f"expected a list, got {type(variants).__name__}")
+            s.variants = _variant_names(variants, "variants")
+            s.buildings = _int_list(snap["buildings"], "buildings", 4, -1, SQUARES - 1)
+            s.wonder = _int(snap["wonder"], "wonder", -1, SQUARES - 1)
+        _validate_variant_fields(s)
         treasures = _int_list(snap["treasures"], "treasures", None, 0, SQUARES - 1)
         if treasures != sorted(set(treasures)):
             _fail("treasures", "must be sorted and without repeats")
@@ -363,6 +458,8 @@ class State:
         phase = snap["phase"]
         if phase not in PHASES:
             _fail("phase", f"unknown phase {phase!r}")
+        if phase in PHASE_VARIANT and PHASE_VARIANT[phase] not in s.variants:
+            _fail("phase", f"phase {phase!r} needs the variant {PHASE_VARIANT[phase]!r}, which is off")
         s._phase = phase
         s._to_act = _int(snap["to_act"], "to_act", -1, players - 1)
         s.placed = _int(snap["placed"], "placed", -1, SQUARES - 1)
@@ -409,7 +506,10 @@ class State:
         return {
             "players": self._players,
             "board": self._board_name,
+            "variants": list(self.variants),
             "cells": list(self.cells),
+            "buildings": list(self.buildings),
+            "wonder": self.wonder,
             "treasures": sorted(self.treasures),
             "leaders": [list(row) for row in self.leaders],
             "monuments": list(self.monuments),
@@ -437,7 +537,10 @@ class State:
         s._players = self._players
         s._board_name = self._board_name
         s._board = self._board
+        s.variants = self.variants
         s.cells = list(self.cells)
+        s.buildings = list(self.buildings)
+        s.wonder = self.wonder
         s.treasures = set(self.treasures)
         s.leaders = [list(row) for row in self.leaders]
         s.monuments = list(self.monuments)
@@ -503,8 +606,9 @@ class State:
         return out
 
     def _connectors(self, leader_at):
-        """Return the set of squares that connect (R-KING-1): tiles (face up or down) and leaders."""
-        tiles = {sq for sq, value in enumerate(self.cells) if FACE_UP <= value < CATASTROPHE}
+        """Return the set of squares that connect (R-KING-1): tiles (face up or down),
+        the wonder's squares (R-VAR-WONDER-2) and leaders."""
+        tiles = {sq for sq, value in enumerate(self.cells) if _is_tile(value) or value == WONDER}
         return tiles | set(leader_at)
 
     @staticmethod
@@ -588,7 +692,15 @@ class State:
         if phase in CONFLICT_PHASES:
             colour = self._conflict_tile_colour()
             n = self.hands[self._to_act][colour]
-            return [COMMIT_BASE + i for i in range(n + 1)]
+            if "english" not in self.variants:
+                return [COMMIT_BASE + i for i in range(n + 1)]
+            # R-VAR-ENGLISH: nothing, or exactly enough to win (attacker) / to tie (defender)
+            attacker_base, defender_base = self._conflict_bases()
+            if phase.endswith("attack"):
+                need = defender_base - attacker_base + 1
+            else:
+                need = attacker_base + self.conflict["attacker_commit"] - defender_base
+            return [COMMIT_BASE] + ([COMMIT_BASE + need] if 1 <= need <= n else [])
         if phase == "war_choice":
             return [WAR_BASE + c for c in self._war_colours()]
         if phase == "monument":
@@ -599,6 +711,12 @@ class State:
                 raise ConsistencyError("phase 'treasure' but no kingdom holds two treasures and a trader")
             _owner, candidates, _to_take = pending
             return [TREASURE_BASE + sq for sq in candidates]
+        if phase == "building":
+            return self._building_options() + [NO_BUILDING]
+        if phase == "wonder":
+            return self._wonder_options() + [NO_WONDER]
+        if phase == "wonder_point":
+            return [WONDER_POINT_BASE + c for c in range(4)]
         return []  # over
 
     def _legal_main(self):
@@ -645,11 +763,12 @@ class State:
             if current != -1:
                 out.append(WITHDRAW_BASE + c)
 
-        # cat sq (R-CAT-1)
+        # cat sq (R-CAT-1): empty or a face-up tile; not the wonder (cell 10 is
+        # neither), nor a tile under a building (R-VAR-BLD-5)
         if self.catastrophes_left[seat] > 0:
             for sq in range(SQUARES):
                 value = self.cells[sq]
-                if sq in leader_at or sq in self.treasures:
+                if sq in leader_at or sq in self.treasures or sq in self.buildings:
                     continue
                 if value == EMPTY or _face_up_colour(value) is not None:
                     out.append(CAT_BASE + sq)
@@ -670,6 +789,16 @@ class State:
         if self.conflict["kind"] == "revolt":
             return RED
         return self.conflict["colour"]
+
+    def _conflict_bases(self):
+        """(attacker, defender) base strengths of the pending conflict (R-REV-2, R-WAR-3)."""
+        conflict = self.conflict
+        a_sq, d_sq = conflict["attacker_leader"], conflict["defender_leader"]
+        if conflict["kind"] == "revolt":
+            return self._temples_next_to(a_sq), self._temples_next_to(d_sq)
+        leader_at = self._leader_squares()
+        c = conflict["colour"]
+        return len(self._supporters(a_sq, c, leader_at)), len(self._supporters(d_sq, c, leader_at))
 
     def _war_colours(self):
         """Colours with two leaders in the group of the unification tile, ascending."""
@@ -702,6 +831,50 @@ class State:
                             if colour in pair and self.monuments[m] == -1:
                                 out.append(MONUMENT_BASE + m * SQUARES + top_left)
         return out
+
+    def _building_options(self):
+        """Building actions for the placed tile (R-VAR-BLD-2, docs/engine.md 'Building check'), ascending."""
+        sq = self.placed
+        if "buildings" not in self.variants or sq == -1:
+            return []
+        c = _face_up_colour(self.cells[sq])
+        if c is None:
+            return []
+        # the new lines: the runs through the placed square of 3+ tiles
+        length = {}  # target square -> length of the longest new line holding it
+        for horizontal in (True, False):
+            line = _run(self.cells, sq, horizontal)
+            if len(line) >= 3:
+                for q in line:
+                    length[q] = max(length.get(q, 0), len(line))
+        where = self.buildings[c]
+        if where == -1:
+            old = 0  # from the supply: every target
+        else:
+            old = max(len(_run(self.cells, where, True)), len(_run(self.cells, where, False)))
+        return sorted(BUILDING_BASE + c * SQUARES + q for q, n in length.items() if n > old)
+
+    def _wonder_options(self):
+        """Wonder actions for the placed tile (R-VAR-WONDER-1, docs/engine.md 'Wonder check'), ascending."""
+        sq = self.placed
+        if "wonder" not in self.variants or self.wonder != -1 or sq == -1:
+            return []
+        value = self.cells[sq]
+        if _face_up_colour(value) is None:
+            return []
+        out = []
+        for centre in sorted((sq,) + NEIGHBOURS[sq]):
+            plus = _plus(centre)
+            if plus is not None and all(self.cells[q] == value for q in plus):
+                out.append(WONDER_BASE + centre)
+        return out
+
+    def _king_with_wonder(self):
+        """R-VAR-WONDER-4: is the turn owner's king on the board in the wonder's group?"""
+        king = self.leaders[self._turn_owner][BLACK]
+        if self.wonder == -1 or king == -1:
+            return False
+        return self.wonder in self._group(king, self._leader_squares())
 
     def _pending_treasure(self):
         """First trader (by seat) whose kingdom holds >= 2 treasures (R-TRE-1).
@@ -763,7 +936,20 @@ class State:
             m, top_left = divmod(action - MONUMENT_BASE, SQUARES)
             self._do_monument(m, top_left)
         elif k == "nomonument":
+            self._wonder_check()
+        elif k == "building":
+            c, sq = divmod(action - BUILDING_BASE, SQUARES)
+            self.buildings[c] = sq  # from the supply, or moved from its square
+            self._monument_check()
+        elif k == "nobuilding":
+            self._monument_check()
+        elif k == "wonder":
+            self._do_wonder(action - WONDER_BASE)
+        elif k == "nowonder":
             self._treasure_check()
+        elif k == "wonderpoint":
+            self.points[self._turn_owner][action - WONDER_POINT_BASE] += 1
+            self._finish_turn()
         elif k == "treasure":
             sq = action - TREASURE_BASE
             self.treasures.remove(sq)
@@ -775,7 +961,7 @@ class State:
     # tile ----------------------------------------------------------------
 
     def _do_tile(self, c, sq):
-        """Place a tile (R-TILE-1..4), then wars or scoring, monument, treasures."""
+        """Place a tile (R-TILE-1..4), then wars or scoring, building, monument, wonder, treasures."""
         seat = self._turn_owner
         leader_at = self._leader_squares()
         label, _groups, kingdom_labels = self._components(leader_at)
@@ -789,11 +975,13 @@ class State:
             return
         group = self._group(sq, leader_at)
         by_colour = {colour: owner for owner, colour, _q in self._leaders_in(group, leader_at)}
+        # R-VAR-BLD-3: 2 instead of 1 with building c in the placed tile's group
+        worth = 2 if self.buildings[c] in group else 1
         if c in by_colour:
-            self.points[by_colour[c]][c] += 1
+            self.points[by_colour[c]][c] += worth
         elif BLACK in by_colour:
-            self.points[by_colour[BLACK]][c] += 1
-        self._monument_check()
+            self.points[by_colour[BLACK]][c] += worth
+        self._building_check()
 
     # leader ----------------------------------------------------------------
 
@@ -904,7 +1092,7 @@ class State:
         colours = self._war_colours()
         if not colours:
             self.unification = -1
-            self._monument_check()
+            self._building_check()
         elif len(colours) > 1:
             self.conflict = None
             self._phase = "war_choice"
@@ -955,6 +1143,8 @@ class State:
         for q in sorted(loser_side):
             if c == RED and (q in self.treasures or any(n in leader_at for n in NEIGHBOURS[q])):
                 continue  # R-WAR-5: such temples stay and score nothing
+            if q == self.buildings[c]:
+                continue  # R-VAR-BLD-5: the tile under the building stays and scores nothing
             self.cells[q] = EMPTY
             self.discarded[c] += 1
             removed += 1
@@ -965,21 +1155,57 @@ class State:
 
     # monument ----------------------------------------------------------------
 
+    def _building_check(self):
+        """R-VAR-BLD-2: offer the placed tile's building, else go to the monument check."""
+        if self._building_options():
+            self._phase = "building"
+            self._to_act = self._turn_owner
+        else:
+            self._monument_check()
+
     def _monument_check(self):
-        """R-MON-1: offer a monument for the placed tile, else go to the treasures."""
+        """R-MON-1: offer a monument for the placed tile, else go to the wonder check."""
         if self._monument_options():
             self._phase = "monument"
             self._to_act = self._turn_owner
         else:
-            self._treasure_check()
+            self._wonder_check()
 
     def _do_monument(self, m, top_left):
-        """Build monument m on the block: its tiles turn face down (R-MON-1..3)."""
-        for q in _block(top_left):
+        """Build monument m on the block: its tiles turn face down (R-MON-1..3, R-VAR-BLD-5)."""
+        block = _block(top_left)
+        for q in block:
             self.cells[q] = FACE_DOWN + (self.cells[q] - FACE_UP)
         self.monuments[m] = top_left
+        self._buildings_off(block)
+        self._remove_unsupported_leaders()
+        self._wonder_check()  # finds nothing: the placed tile is face down now
+
+    def _wonder_check(self):
+        """R-VAR-WONDER-1: offer the wonder for the placed tile, else go to the treasures."""
+        if self._wonder_options():
+            self._phase = "wonder"
+            self._to_act = self._turn_owner
+        else:
+            self._treasure_check()
+
+    def _do_wonder(self, centre):
+        """Build the wonder (R-VAR-WONDER-1..3): the five tiles leave, treasures stay."""
+        plus = _plus(centre)
+        c = _face_up_colour(self.cells[centre])
+        for q in plus:
+            self.cells[q] = WONDER
+        self.discarded[c] += len(plus)
+        self.wonder = centre
+        self._buildings_off(plus)
         self._remove_unsupported_leaders()
         self._treasure_check()
+
+    def _buildings_off(self, squares):
+        """R-VAR-BLD-5: a building whose tile is turned face down or removed returns to supply."""
+        for c in range(4):
+            if self.buildings[c] in squares:
+                self.buildings[c] = -1
 
     # treasure ----------------------------------------------------------------
 
@@ -1022,7 +1248,7 @@ class State:
             self._to_act = self._turn_owner
 
     def _end_turn(self):
-        """R-TURN-3: monument points, refills, end check, next seat."""
+        """R-TURN-3: monument points, the wonder point, then the rest of the end of turn."""
         owner = self._turn_owner
         leader_at = self._leader_squares()
         for c in range(4):
@@ -1033,6 +1259,15 @@ class State:
             for m, top_left in enumerate(self.monuments):
                 if top_left != -1 and top_left in group and c in MONUMENTS[m]:
                     self.points[owner][c] += 1
+        if self._king_with_wonder():  # R-VAR-WONDER-4: the owner picks the colour
+            self._phase = "wonder_point"
+            self._to_act = owner
+            return
+        self._finish_turn()
+
+    def _finish_turn(self):
+        """R-TURN-3 after the points: refills, end check, next seat."""
+        owner = self._turn_owner
         refill = [owner] + [
             (owner + k) % self._players
             for k in range(1, self._players)
@@ -1093,10 +1328,13 @@ class State:
             return [f"players {players} outside 2..4"]
         if phase not in PHASES:
             return [f"unknown phase {phase!r}"]
+        variants = self.variants
+        if list(variants) != [v for v in VARIANTS if v in variants]:
+            return [f"variants {variants!r} are not names of VARIANTS, once each, in order"]
 
         # cells: values, tile terrain
         for sq, value in enumerate(cells):
-            if not EMPTY <= value <= CATASTROPHE:
+            if not EMPTY <= value <= WONDER:
                 p.append(f"cell {sq} holds {value}")
                 continue
             colour = _tile_colour(value)
@@ -1132,10 +1370,37 @@ class State:
             p.append(f"{on_board} catastrophes on the board + {sum(self.catastrophes_left)} left"
                      f" != {CATASTROPHES_PER_SEAT * players}")
 
-        # treasures: on red tiles, face up or down; conserved (R-SETUP-1, R-TRE-1)
+        # buildings: on face-up tiles of their colour, only with the variant (R-VAR-BLD-1, -5)
+        for c in range(4):
+            sq = self.buildings[c]
+            if sq == -1:
+                continue
+            if "buildings" not in variants:
+                p.append(f"building {COLOURS[c]} on {sq} while the variant 'buildings' is off")
+            if not 0 <= sq < SQUARES or cells[sq] != FACE_UP + c:
+                p.append(f"building {COLOURS[c]} on {sq}, which is no face-up {COLOURS[c]} tile")
+
+        # the wonder: exactly its cross holds cell 10, all land or all river (R-VAR-WONDER-1)
+        wonder_cells = sorted(sq for sq, value in enumerate(cells) if value == WONDER)
+        if self.wonder == -1:
+            if wonder_cells:
+                p.append(f"wonder cells {wonder_cells} but no wonder is built")
+        else:
+            if "wonder" not in variants:
+                p.append(f"wonder at {self.wonder} while the variant 'wonder' is off")
+            plus = _plus(self.wonder) if 0 <= self.wonder < SQUARES else None
+            if plus is None:
+                p.append(f"wonder centre {self.wonder} has no four neighbours")
+            else:
+                if wonder_cells != sorted(plus):
+                    p.append(f"wonder cells {wonder_cells} are not the cross around {self.wonder}")
+                if len({board.is_river(q) for q in plus}) != 1:
+                    p.append(f"wonder at {self.wonder} covers both land and river (its tiles had one colour)")
+
+        # treasures: on red tiles, face up or down, or on the wonder; conserved (R-SETUP-1, R-TRE-1)
         for sq in self.treasures:
-            if _tile_colour(cells[sq]) != RED:
-                p.append(f"treasure on square {sq} which holds {cells[sq]}, not a red tile")
+            if _tile_colour(cells[sq]) != RED and cells[sq] != WONDER:
+                p.append(f"treasure on square {sq} which holds {cells[sq]}, not a red tile or the wonder")
         if len(self.treasures) + sum(self.treasures_taken) != len(board.temples):
             p.append(f"{len(self.treasures)} treasures on the board + {sum(self.treasures_taken)} taken"
                      f" != {len(board.temples)}")
@@ -1213,7 +1478,10 @@ class State:
             return p
         if self.end_reason is not None:
             p.append(f"end_reason {self.end_reason!r} before the game is over")
-        if not 1 <= self.actions_left <= 2:
+        if phase in PHASE_VARIANT and PHASE_VARIANT[phase] not in variants:
+            p.append(f"phase {phase!r} while the variant {PHASE_VARIANT[phase]!r} is off")
+        # after two actions the turn ends with actions_left 0 (wonder_point only)
+        if not (0 if phase == "wonder_point" else 1) <= self.actions_left <= 2:
             p.append(f"actions_left {self.actions_left} in phase {phase!r}")
         if phase in CONFLICT_PHASES:
             if conflict is None:
@@ -1258,6 +1526,24 @@ class State:
                     p.append(f"phase treasure: to_act {self._to_act} but the trader's owner is {owner}")
                 if to_take >= len(candidates):
                     p.append("phase treasure without a real choice")
+        elif phase in ("building", "wonder"):
+            if self._to_act != self._turn_owner:
+                p.append(f"phase {phase} but to_act is not the turn owner")
+            if not 0 <= self.placed < SQUARES or _face_up_colour(cells[self.placed]) is None:
+                p.append(f"phase {phase} but placed {self.placed} is no face-up tile")
+            elif phase == "building" and not self._building_options():
+                p.append("phase building without a square for the building")
+            elif phase == "wonder" and not self._wonder_options():
+                p.append("phase wonder without a cross to build on")
+        elif phase == "wonder_point":
+            if self._to_act != self._turn_owner:
+                p.append("phase wonder_point but to_act is not the turn owner")
+            if self.placed != -1:
+                p.append(f"placed {self.placed} in phase wonder_point")
+            if not self._king_with_wonder():
+                p.append("phase wonder_point but the turn owner's king is not in the wonder's kingdom")
+            if self._pending_treasure() is not None:
+                p.append("a kingdom with a trader holds two treasures in phase wonder_point")
         return p
 
     def _conflict_problems(self, conflict, leader_at):
@@ -1297,6 +1583,33 @@ class State:
             if d_sq not in self._group(self.unification, leader_at):
                 p.append("war leaders are not in the unified kingdom")
         return p
+
+
+def _validate_variant_fields(s):
+    """Validate `buildings`, `wonder` and the wonder cells against `variants` and `cells`."""
+    cells = s.cells
+    for c, sq in enumerate(s.buildings):
+        if sq == -1:
+            continue
+        if "buildings" not in s.variants:
+            _fail("buildings", f"building {COLOURS[c]} on square {sq} while the variant 'buildings' is off")
+        if cells[sq] != FACE_UP + c:
+            _fail("buildings", f"building {COLOURS[c]} on square {sq}, which holds {cells[sq]},"
+                               f" not a face-up {COLOURS[c]} tile")
+    wonder_cells = [sq for sq, value in enumerate(cells) if value == WONDER]
+    if s.wonder == -1:
+        if wonder_cells:
+            _fail("cells", f"square {wonder_cells[0]} holds the wonder (10) but no wonder is built"
+                           f" (wonder -1)")
+        return
+    if "wonder" not in s.variants:
+        _fail("wonder", f"wonder at {s.wonder} while the variant 'wonder' is off")
+    plus = _plus(s.wonder)
+    if plus is None:
+        _fail("wonder", f"centre square {s.wonder} does not have four neighbours")
+    if sorted(wonder_cells) != sorted(plus):
+        _fail("wonder", f"the cells holding the wonder (10) are {wonder_cells},"
+                        f" not the cross {sorted(plus)} around centre {s.wonder}")
 
 
 def _validate_conflict(value, players):

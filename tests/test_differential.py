@@ -2,15 +2,18 @@
 
 Along seeded random games (2-4 players, both boards) both must offer the same
 legal decisions, reach the same snapshot after every decision (board, hands,
-bag, scores, phase, conflict) and the same final result.
+bag, scores, phase, conflict) and the same final result: 300 base games, and
+100 games with each 2015 variant alone and with all of them on.
 """
 import random
+from collections import Counter
 
 import pytest
 
 import engine
 from engine import reference
-from engine.actions import format_action
+from engine.actions import format_action, kind
+from engine.boards import SQUARES, neighbours
 
 GAMES = 300
 
@@ -46,3 +49,61 @@ def test_cython_matches_reference_along_random_games(chunk):
             history.append(format_action(a))
             fast.apply(a)
             ref.apply(a)
+
+
+# ------------------------------------------------------------------ the 2015 variants
+
+VARIANT_SETS = (("english",), ("buildings",), ("wonder",), ("english", "buildings", "wonder"))
+VARIANT_GAMES = 100          # per variant set, boards alternating
+
+
+def variant_move(rng: random.Random, legal: list, cells: list) -> int:
+    """Pick a decision that steers random play into the variants' rules.
+
+    Uniform play almost never completes a cross of five, so buildings and the
+    wonder are taken when offered, and tiles next to a tile of their colour
+    are preferred (lines and crosses then form in most games).
+    """
+    build = [a for a in legal if kind(a) in ("building", "wonder")]
+    if build and rng.random() < 0.8:
+        return rng.choice(build)
+    grow = [a for a in legal if kind(a) == "tile"
+            and any(cells[n] == 1 + a // SQUARES for n in neighbours(a % SQUARES))]
+    if grow and rng.random() < 0.7:
+        return rng.choice(grow)
+    return rng.choice(legal)
+
+
+@pytest.mark.parametrize("variants", VARIANT_SETS, ids=["+".join(v) for v in VARIANT_SETS])
+@pytest.mark.parametrize("chunk", range(4))
+def test_cython_matches_reference_with_variants(variants, chunk):
+    seen = Counter()
+    for game in range(chunk, VARIANT_GAMES, 4):
+        players = 2 + game % 3
+        board = "standard" if game % 2 == 0 else "advanced"
+        fast = engine.new_game(players, game, board, variants)
+        ref = reference.new_game(players, game, board, variants)
+        rng = random.Random(1000 + game)
+        history = []
+        while True:
+            sf, sr = fast.snapshot(), ref.snapshot()
+            assert sf == sr, f"{variants} game {game} after {history[-3:]}: {first_difference(sf, sr)}"
+            legal = fast.legal_actions()
+            assert legal == ref.legal_actions(), f"{variants} game {game} after {history[-3:]}: legal decisions differ"
+            if fast.is_terminal():
+                assert ref.is_terminal() and fast.result() == ref.result()
+                break
+            if sf["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend") and len(legal) <= 2:
+                seen["restricted commitment"] += "english" in variants
+            a = variant_move(rng, legal, sf["cells"])
+            seen[kind(a)] += 1
+            history.append(format_action(a))
+            fast.apply(a)
+            ref.apply(a)
+    # the variants' rules were exercised, not just switched on
+    if "buildings" in variants:
+        assert seen["building"] > 0
+    if "wonder" in variants:
+        assert seen["wonder"] > 0 and seen["wonderpoint"] > 0
+    if "english" in variants:
+        assert seen["restricted commitment"] > 0
