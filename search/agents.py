@@ -485,13 +485,13 @@ class GreedyAgent(Agent):
         held = self.hand_sizes[cf["defender"]]
         most = min(held, good)              # the most the defender can hold of c
         sure = max(0, base_d + most + 1 - base_a)
-        if sure <= mine:
+        if sure <= mine and A.COMMIT_BASE + sure in legal:
             return A.COMMIT_BASE + sure     # a certain win: take it as cheaply as possible
         best_n, best_u = 0, -math.inf
-        for n in range(mine + 1):
+        # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
+        for n in (a - A.COMMIT_BASE for a in legal):
             p = 1.0 - hyper_at_least(total, good, held, base_a + n - base_d)
             u = p * stake - self.w["commit_cost"] * n
             if u > best_u + 1e-9:
                 best_n, best_u = n, u
-        a = A.COMMIT_BASE + best_n
-        return a if a in legal else A.COMMIT_BASE
+        return A.COMMIT_BASE + best_n

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import engine
+from engine import actions as A
 from engine.actions import format_action
 from engine.info import observation
 from engine.record import GameRecorder
-from engine.state import rank_scores
+from engine.state import rank_scores, variant_bits
 from search.agent import Agent, Limits
 from search.agents import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
@@ -136,7 +137,7 @@ def record_epilogue(end_reason: str, decisions: int, forfeit: Optional[dict], na
 
 def play_game(agents: list, seed: int, players: int = 2, board: str = "standard",
               record: bool = True, limits: Limits = Limits(), names: Optional[list] = None,
-              max_decisions: int = MAX_DECISIONS) -> GameResult:
+              max_decisions: int = MAX_DECISIONS, variants=()) -> GameResult:
     """Play one game, agents[s] in seat s, each seeing only its observation; return the GameResult.
 
     The rules let every seat pass for ever (a full hand draws nothing, so
@@ -146,7 +147,7 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
     if len(agents) != players:
         raise ValueError(f"{len(agents)} agents for {players} players")
     names = list(names) if names is not None else [getattr(a, "name", type(a).__name__) for a in agents]
-    state = engine.new_game(players, seed, board)
+    state = engine.new_game(players, seed, board, variants)
     rec = GameRecorder(state, seed=seed) if record else None
     think = [0.0] * players
     calls = [0] * players
@@ -252,6 +253,7 @@ class MatchResult:
     lineup: list
     games: list                          # GameResult per game
     stats: dict                          # name -> AgentStats
+    variants: tuple = ()                 # the 2015 variants the games were played with
 
     def pair_score(self, a: str, b: str) -> tuple:
         """Return (score share of a against b, pairings): per game, each a-seat vs each b-seat scores 1/0.5/0."""
@@ -283,7 +285,8 @@ class MatchResult:
     def table(self) -> str:
         """Return the match summary as a text table."""
         n = len(self.games)
-        out = [f"{n} games, {self.players} players, {self.board} board, seed {self.seed}, "
+        variants = f", variants {','.join(self.variants)}" if self.variants else ""
+        out = [f"{n} games, {self.players} players, {self.board} board{variants}, seed {self.seed}, "
                f"lineup {' '.join(self.lineup)}"]
         out.append(f"{'agent':<12}{'seats':>6}{'win share':>11}{'95% interval':>17}"
                    f"{'mean rank':>11}{'forfeits':>10}{'ms/dec':>9}")
@@ -334,15 +337,16 @@ def plan_seats(lineup: list, games: int, seed: int) -> list:
 
 def _play_planned(job: tuple) -> GameResult:
     """Play one planned game of a match (in this or a worker process)."""
-    factories, seat_names, seeds, deal, players, board, record, limits = job
+    factories, seat_names, seeds, deal, players, board, record, limits, variants = job
     agents = [factories[nm](seeds[s]) for s, nm in enumerate(seat_names)]
-    return play_game(agents, deal, players, board, record=record, limits=limits, names=seat_names)
+    return play_game(agents, deal, players, board, record=record, limits=limits, names=seat_names,
+                     variants=variants)
 
 
 def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0,
               board: str = "standard", limits: Limits = Limits(), record_dir: Optional[str] = None,
               progress: Optional[Callable] = None, lineup: Optional[list] = None,
-              jobs: int = 1) -> MatchResult:
+              jobs: int = 1, variants=()) -> MatchResult:
     """Play `games` games with seats rotated; return the MatchResult.
 
     `agent_factories`: name -> callable(seed) -> Agent. `lineup`: agent name
@@ -353,7 +357,10 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     called as progress(i, game_result) after each game. `jobs` > 1 plays
     games in that many processes (factories must then be picklable, e.g.
     classes or functools.partial); the results are the same as with 1.
+    `variants`: the 2015 variants every game is played with (engine names).
     """
+    variants = tuple(A.VARIANTS[i] for i in range(len(A.VARIANTS))
+                     if variant_bits(variants, ValueError) >> i & 1)
     names = list(agent_factories)
     lineup = list(lineup) if lineup is not None else default_lineup(names, players)
     if len(lineup) != players:
@@ -367,7 +374,8 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     results = []
     plan = []
     for deal, seat_names, seeds in plan_seats(lineup, games, seed):
-        plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None, limits))
+        plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None,
+                     limits, variants))
     if jobs > 1:
         pool = mp.get_context("spawn").Pool(jobs)
         played = pool.imap(_play_planned, plan)
@@ -395,7 +403,8 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     if pool is not None:
         pool.close()
         pool.join()
-    return MatchResult(players=players, board=board, seed=seed, lineup=lineup, games=results, stats=stats)
+    return MatchResult(players=players, board=board, seed=seed, lineup=lineup, games=results, stats=stats,
+                       variants=variants)
 
 
 # ---------------------------------------------------------------- command line
@@ -409,6 +418,8 @@ def main(argv=None) -> int:
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--board", default="standard", choices=("standard", "advanced"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--variants", default="",
+                    help="2015 variants, comma-separated: " + ",".join(A.VARIANTS))
     ap.add_argument("--lineup", help="comma-separated agent per slot, e.g. a,b,b (default: a then b)")
     ap.add_argument("--iterations", type=int, help="Limits.iterations per decision")
     ap.add_argument("--seconds", type=float, help="Limits.seconds per decision")
@@ -439,7 +450,7 @@ def main(argv=None) -> int:
     try:
         res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
                         record_dir=args.record_dir, progress=progress, lineup=lineup,
-                        jobs=args.jobs)
+                        jobs=args.jobs, variants=args.variants)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
