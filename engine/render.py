@@ -5,13 +5,15 @@ Each square takes three characters::
      .   empty land            ~   empty river
      R   face-up tile (K R B G) r   face-down tile under a monument (k r b g)
      X   catastrophe           0K  leader: owner's seat digit + colour letter
+     W   a square of the wonder (variant)
      R*  tile with a treasure  R$  tile with a special treasure (a `*` square
                                    of the board file, taken first)
 
 Below the board: the turn, phase and seat to act, one line per seat (scores
 k r b g, treasures taken, catastrophes left, hand size, leaders in supply;
 the hand itself only for the `seat` asked for), the bag, the discarded
-tiles, the built monuments and any pending conflict. Works on full
+tiles, the built monuments, the variants with the buildings' squares and
+the wonder's centre, and any pending conflict. Works on full
 snapshots, public snapshots and observations.
 """
 from __future__ import annotations
@@ -34,6 +36,8 @@ def _square(snap: dict, board, leader_at: dict, treasures: set, sq: int) -> str:
         text = "~" if board.is_river(sq) else "."
     elif v == 9:
         text = "X"
+    elif v == 10:
+        text = "W"
     elif v <= 4:
         text = COLOURS[v - 1].upper()
     else:
@@ -93,6 +97,14 @@ def render(snap: dict, seat=None) -> str:
     discarded = " ".join(f"{COLOURS[c]}{v}" for c, v in enumerate(snap["discarded"]))
     lines.append(f"bag {bag_size(snap)}  discarded {discarded}  treasures on board {len(snap['treasures'])}")
     lines.append("monuments " + (", ".join(built) if built else "none"))
+    if snap.get("variants"):
+        on = [f"{COLOURS[c]} {_sq(sq)}" for c, sq in enumerate(snap["buildings"]) if sq >= 0]
+        text = "variants " + ",".join(snap["variants"])
+        if "buildings" in snap["variants"]:
+            text += "  buildings " + (", ".join(on) if on else "none")
+        if "wonder" in snap["variants"]:
+            text += "  wonder " + (_sq(snap["wonder"]) if snap["wonder"] >= 0 else "unbuilt")
+        lines.append(text)
     if snap["end_reason"] is not None:
         lines.append(f"game over ({snap['end_reason']})")
     return "\n".join(lines) + "\n"

@@ -102,9 +102,9 @@ def observation_from_public(public: dict, seat: int, hand, own_swapped=(0, 0, 0,
     return snap
 
 
-def start_observation(players: int, board: str, seat: int, first: int, hand) -> dict:
+def start_observation(players: int, board: str, seat: int, first: int, hand, variants=()) -> dict:
     """Return `seat`'s observation of a new game: `first` to act, its six tiles `hand`."""
-    from engine.state import new_game   # engine.state imports ext; keep this module light
+    from engine.state import new_game, variant_bits   # engine.state imports ext; keep this module light
     if type(players) is not int or not 2 <= players <= 4:
         raise PositionError(f"players must be 2..4, got {players!r}")
     if board not in BOARD_NAMES:
@@ -114,7 +114,8 @@ def start_observation(players: int, board: str, seat: int, first: int, hand) -> 
             raise PositionError(f"{name} {v!r} out of range 0..{players - 1}")
     if sum(hand) != HAND_SIZE:
         raise PositionError(f"a starting hand has {HAND_SIZE} tiles, not {sum(hand)}")
-    pub = public_snapshot(new_game(players, 0, board).snapshot())
+    variant_bits(variants, PositionError)
+    pub = public_snapshot(new_game(players, 0, board, variants).snapshot())
     pub["turn_owner"] = pub["to_act"] = first
     return observation_from_public(pub, seat, hand)
 
@@ -130,9 +131,9 @@ class SeatView:
         self.pending = None
 
     @classmethod
-    def start(cls, players: int, board: str, seat: int, first: int, hand) -> "SeatView":
+    def start(cls, players: int, board: str, seat: int, first: int, hand, variants=()) -> "SeatView":
         """Return the view of a new game (see start_observation)."""
-        return cls(start_observation(players, board, seat, first, hand))
+        return cls(start_observation(players, board, seat, first, hand, variants))
 
     @property
     def seat(self) -> int:

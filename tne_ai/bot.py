@@ -75,6 +75,7 @@ class Game:
     players: int = 2
     board: str = "standard"
     seat: int = 0
+    variants: tuple = ()
 
 
 @dataclass
@@ -228,7 +229,7 @@ class BotSession:
 
     def _cmd_newgame(self, cmd: Command, received: float) -> bool:
         self._require_idle()
-        self._game = Game(cmd.args["players"], cmd.args["board"], cmd.args["seat"])
+        self._game = Game(cmd.args["players"], cmd.args["board"], cmd.args["seat"], cmd.args["variants"])
         self._position = None
         self._since = None
         self._go_count = 0
@@ -374,7 +375,7 @@ class BotSession:
     def _base_key(self, args: dict) -> tuple:
         g = self._game
         if args.get("startpos"):
-            return ("startpos", g.players, g.board, g.seat, args["first"], tuple(args["hand"]))
+            return ("startpos", g.players, g.board, g.variants, g.seat, args["first"], tuple(args["hand"]))
         return ("fen", args["fen"], None if args["hand"] is None else tuple(args["hand"]),
                 None if args["swapped"] is None else tuple(args["swapped"]), g.seat)
 
@@ -383,7 +384,8 @@ class BotSession:
         g = self._game
         try:
             if args.get("startpos"):
-                return SeatView(start_observation(g.players, g.board, g.seat, args["first"], args["hand"])), None
+                return SeatView(start_observation(g.players, g.board, g.seat, args["first"], args["hand"],
+                                                  g.variants)), None
             snap = parse_position(args["fen"])
             if g.seat >= snap["players"]:
                 raise ProtocolError("bad-position", f"this engine plays seat {g.seat} but the position has "

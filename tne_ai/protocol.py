@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from engine.actions import COLOURS
+from engine.actions import COLOURS, VARIANTS
 from engine.boards import BOARD_NAMES
 from search.params import SearchParams
 
@@ -286,9 +286,21 @@ def _board(what: str, text: str) -> str:
     return text
 
 
+def _variants(what: str, text: str) -> tuple:
+    """Parse a comma-separated list of 2015 variants (or `none`) into engine order."""
+    names = [] if text == "none" else text.split(",")
+    for name in names:
+        if name not in VARIANTS:
+            raise ProtocolError("bad-argument", f"{what}: unknown variant {echo(name)!r}; expected "
+                                                f"none or some of {','.join(VARIANTS)}")
+    if len(set(names)) != len(names):
+        raise ProtocolError("bad-argument", f"{what}: a variant is named twice in {echo(text)!r}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
 def _newgame_args(args: dict) -> dict:
     out = {"players": args.get("players", 2), "board": args.get("board", "standard"),
-           "seat": args.get("seat", 0)}
+           "seat": args.get("seat", 0), "variants": args.get("variants", ())}
     if out["seat"] >= out["players"]:
         raise ProtocolError("bad-argument", f"newgame: seat {out['seat']} out of range 0..{out['players'] - 1}")
     return out
@@ -323,6 +335,7 @@ def parse_text(line: str) -> Command:
             "players": lambda w, t: _int_text(w, t, 2, 4),
             "board": _board,
             "seat": lambda w, t: _int_text(w, t, 0, MAX_SEATS - 1),
+            "variants": _variants,
         })
         return Command(name, _newgame_args(args))
     if name == "position":
@@ -452,7 +465,7 @@ def parse_json(line: str) -> Command:
             _printable("setoption value", value)
         return Command(name, {"name": _printable("setoption name", obj["name"]), "value": value})
     if name == "newgame":
-        _json_keys(name, obj, ("players", "board", "seat"))
+        _json_keys(name, obj, ("players", "board", "seat", "variants"))
         args = {}
         if "players" in obj:
             args["players"] = _int_json("newgame players", obj["players"], 2, 4)
@@ -460,6 +473,12 @@ def parse_json(line: str) -> Command:
             args["board"] = _board("newgame board", _printable("newgame board", obj["board"]))
         if "seat" in obj:
             args["seat"] = _int_json("newgame seat", obj["seat"], 0, MAX_SEATS - 1)
+        if "variants" in obj:
+            v = obj["variants"]
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise ProtocolError("bad-argument", "newgame variants: expected a list of names")
+            args["variants"] = _variants("newgame variants", ",".join(_printable("newgame variants", x)
+                                                                      for x in v) or "none")
         return Command(name, _newgame_args(args))
     if name == "position":
         return Command(name, _position_json(obj))
