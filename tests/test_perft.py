@@ -2,7 +2,9 @@
 
 Both implementations must reproduce every count: the start of 2-, 3- and
 4-player games, a pending revolt, wars, a monument choice, a treasure choice,
-a board after catastrophes, and positions one decision from each end.
+a board after catastrophes, positions one decision from each end, and the
+2015 variants: a building placement and a building move, a wonder choice, a
+wonder point, English commitments and a mid-game with all variants on.
 """
 from pathlib import Path
 
@@ -21,7 +23,10 @@ def test_perft_file_covers_the_required_positions():
     assert len(ROWS) >= 10
     for needed in ("start-2p", "start-3p", "start-4p", "pending-revolt", "war-two-colours",
                    "monument-choice", "treasure-choice", "after-catastrophes",
-                   "one-from-treasure-end", "one-from-bag-end"):
+                   "one-from-treasure-end", "one-from-bag-end",
+                   "start-2p-all-variants", "building-choice", "building-move", "wonder-choice",
+                   "wonder-point", "english-war-attack", "english-revolt-defend",
+                   "midgame-all-variants"):
         assert needed in names
 
 

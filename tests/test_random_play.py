@@ -1,4 +1,5 @@
-"""Random play: 2,000 seeded full games across 2-4 players and both boards.
+"""Random play: 2,000 seeded full games across 2-4 players and both boards,
+and 100 more for each 2015 variant alone and for all of them together.
 
 check_consistency() runs after every decision; position strings and game
 records round-trip along the way; garbage decisions are refused with the state
@@ -10,6 +11,8 @@ import pytest
 
 import engine
 from engine import IllegalActionError
+from engine.actions import NUM_ACTIONS, kind
+from engine.boards import SQUARES, neighbours
 from engine.position import format_position, parse_position
 from engine.record import GameRecorder, replay_record
 
@@ -49,7 +52,7 @@ def test_random_games_stay_consistent(chunk):
                 assert parse_position(text) == snap
                 again = engine.State.from_snapshot(parse_position(text))
                 assert again.legal_actions() == legal
-                junk = rng.randrange(5234)
+                junk = rng.randrange(NUM_ACTIONS)
                 if junk not in legal:
                     with pytest.raises(IllegalActionError):
                         s.apply(junk)
@@ -91,3 +94,59 @@ def test_kernel_playout_is_deterministic_and_ends():
     na, nb = a.random_playout(99), b.random_playout(99)
     assert na == nb and a.is_terminal() and a.snapshot() == b.snapshot()
     a.check_consistency()
+
+
+VARIANT_SETS = (("english",), ("buildings",), ("wonder",), ("english", "buildings", "wonder"))
+
+
+@pytest.mark.parametrize("variants", VARIANT_SETS, ids=["+".join(v) for v in VARIANT_SETS])
+def test_random_games_with_variants_stay_consistent(variants):
+    """Half the games uniform, half steered into lines and crosses (see test_differential)."""
+    seen = set()
+    for game in range(100):
+        players = 2 + game % 3
+        board = "standard" if game // 3 % 2 == 0 else "advanced"
+        s = engine.new_game(players, game, board, variants)
+        rec = GameRecorder(s, seed=game) if game % 10 == 0 else None
+        rng = random.Random(game)
+        steer = game % 2 == 1
+        decisions = 0
+        while not s.is_terminal():
+            legal = s.legal_actions()
+            assert legal == sorted(set(legal)) and legal
+            snap = s.snapshot()
+            if decisions % 23 == 0 or snap["phase"] in ("building", "wonder", "wonder_point"):
+                text = format_position(snap, hidden=True)
+                assert parse_position(text) == snap
+                assert engine.State.from_snapshot(parse_position(text)).legal_actions() == legal
+                junk = rng.randrange(NUM_ACTIONS)
+                if junk not in legal:
+                    with pytest.raises(IllegalActionError):
+                        s.apply(junk)
+                    assert s.snapshot() == snap
+            build = [a for a in legal if kind(a) in ("building", "wonder")]
+            grow = [a for a in legal if kind(a) == "tile"
+                    and any(snap["cells"][n] == 1 + a // SQUARES for n in neighbours(a % SQUARES))]
+            if steer and build and rng.random() < 0.8:
+                a = rng.choice(build)
+            elif steer and grow and rng.random() < 0.7:
+                a = rng.choice(grow)
+            else:
+                a = rng.choice(legal)
+            seen.add(kind(a))
+            if rec is not None:
+                rec.apply(a)
+            else:
+                s.apply(a)
+            s.check_consistency()
+            decisions += 1
+        assert min(s.result()) == 0
+        if rec is not None:
+            replayed, actions = replay_record(rec.text(), engine.new_game, engine.State.from_snapshot)
+            assert actions == rec.actions and replayed.snapshot() == s.snapshot()
+    expected = {"english": set(), "buildings": {"building", "nobuilding"},
+                "wonder": {"wonder", "nowonder", "wonderpoint"}}
+    for v in variants:
+        assert expected[v] <= seen, f"{v}: never saw {expected[v] - seen}"
+    for v in set(expected) - set(variants):
+        assert not expected[v] & seen
