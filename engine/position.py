@@ -375,6 +375,11 @@ def _format_cells(cells, treasures) -> str:
     return "/".join(rows)
 
 
+def _colour_squares(squares) -> str:
+    """Format a square (or -1) per colour as colour:square items, `-` if none."""
+    return ",".join(f"{COLOURS[c]}:{_sq(sq)}" for c, sq in enumerate(squares) if sq >= 0) or "-"
+
+
 def _format_bag(bag) -> str:
     out, i = [], 0
     while i < len(bag):
@@ -403,8 +408,7 @@ def format_position(snap: dict, hidden: bool = False) -> str:
         snap["board"],
         str(snap["players"]),
         _format_cells(snap["cells"], snap["treasures"]),
-        _seats(",".join(f"{COLOURS[c]}:{_sq(sq)}" for c, sq in enumerate(seat) if sq >= 0) or "-"
-               for seat in snap["leaders"]),
+        _seats(_colour_squares(seat) for seat in snap["leaders"]),
         ",".join(f"{COLOURS[MONUMENTS[m][0]]}{COLOURS[MONUMENTS[m][1]]}:{_sq(sq)}"
                  for m, sq in enumerate(snap["monuments"]) if sq >= 0) or "-",
         _seats(_c4(s) for s in snap["scores"]),
@@ -426,8 +430,7 @@ def format_position(snap: dict, hidden: bool = False) -> str:
     ]
     if snap["variants"]:
         fields.append(",".join(snap["variants"]))
-        fields.append(",".join(f"{COLOURS[c]}:{_sq(sq)}" for c, sq in enumerate(snap["buildings"])
-                               if sq >= 0) or "-")
+        fields.append(_colour_squares(snap["buildings"]))
     text = " ".join(fields)
     if hidden:
         text += " | " + " ".join((
@@ -545,21 +548,25 @@ def _p_cells(text: str):
     return cells, treasures
 
 
-def _p_leaders(text: str, players: int) -> list:
-    out = []
-    for seat_text in _p_seats("leaders", text, players):
-        seat = [-1] * 4
-        if seat_text != "-":
-            for item in seat_text.split(","):
-                c_text, colon, sq_text = item.partition(":")
-                if not colon:
-                    raise _fail("leaders", f"bad leader {item!r}: expected colour:square, e.g. k:f3")
-                c = _p_colour("leaders", c_text)
-                if seat[c] >= 0:
-                    raise _fail("leaders", f"leader {c_text} listed twice for one seat")
-                seat[c] = _p_square("leaders", sq_text)
-        out.append(seat)
+def _p_colour_squares(field: str, text: str, what: str) -> list:
+    """Parse `-` or colour:square items (e.g. `k:f3,g:h5`) into a square (or -1) per colour."""
+    out = [-1] * 4
+    if text == "-":
+        return out
+    for item in text.split(","):
+        c_text, colon, sq_text = item.partition(":")
+        if not colon:
+            raise _fail(field, f"bad {what} {item!r}: expected colour:square, e.g. k:f3")
+        c = _p_colour(field, c_text)
+        if out[c] >= 0:
+            raise _fail(field, f"{what} {c_text} listed twice")
+        out[c] = _p_square(field, sq_text)
     return out
+
+
+def _p_leaders(text: str, players: int) -> list:
+    return [_p_colour_squares("leaders", seat_text, "leader")
+            for seat_text in _p_seats("leaders", text, players)]
 
 
 def _p_monuments(text: str) -> list:
@@ -613,21 +620,6 @@ def _p_variants(text):
     return names
 
 
-def _p_buildings(text: str) -> list:
-    out = [-1] * 4
-    if text == "-":
-        return out
-    for item in text.split(","):
-        c_text, colon, sq_text = item.partition(":")
-        if not colon:
-            raise _fail("buildings", f"bad building {item!r}: expected colour:square, e.g. r:f7")
-        c = _p_colour("buildings", c_text)
-        if out[c] >= 0:
-            raise _fail("buildings", f"building {c_text} listed twice")
-        out[c] = _p_square("buildings", sq_text)
-    return out
-
-
 def _p_bool(field: str, text: str) -> bool:
     if text not in ("0", "1"):
         raise _fail(field, f"expected 0 or 1 per seat, got {text!r}")
@@ -662,7 +654,7 @@ def parse_position(text: str) -> dict:
         "board": f["board"],
         "variants": _p_variants(f.get("variants")),
         "cells": cells,
-        "buildings": _p_buildings(f.get("buildings", "-")),
+        "buildings": _p_colour_squares("buildings", f.get("buildings", "-"), "building"),
         "wonder": _wonder_centre(cells),
         "treasures": treasures,
         "leaders": _p_leaders(f["leaders"], players),

@@ -802,30 +802,29 @@ cdef void treasure_check(GameState* s) noexcept nogil:
             return
     end_action(s)
 
+cdef inline bint offer(GameState* s, int n_options, int phase) noexcept nogil:
+    """Ask the turn owner to choose when there are options; return whether it was asked."""
+    if n_options == 0:
+        return False
+    s.phase = phase
+    s.to_act = s.turn_owner
+    return True
+
 cdef void building_check(GameState* s) noexcept nogil:
     """After a tile's conflicts: offer its colour's building on a new line (R-VAR-BLD-2)."""
     cdef int32_t buf[32]
-    if building_options(s, buf) > 0:
-        s.phase = PH_BUILDING
-        s.to_act = s.turn_owner
-    else:
+    if not offer(s, building_options(s, buf), PH_BUILDING):
         monument_check(s)
 
 cdef void monument_check(GameState* s) noexcept nogil:
     cdef int32_t buf[32]
-    if monument_options(s, buf) > 0:
-        s.phase = PH_MONUMENT
-        s.to_act = s.turn_owner
-    else:
+    if not offer(s, monument_options(s, buf), PH_MONUMENT):
         wonder_check(s)
 
 cdef void wonder_check(GameState* s) noexcept nogil:
     """After the monument check: offer the wonder on a cross the tile completed (R-VAR-WONDER-1)."""
     cdef int32_t buf[8]
-    if wonder_options(s, buf) > 0:
-        s.phase = PH_WONDER
-        s.to_act = s.turn_owner
-    else:
+    if not offer(s, wonder_options(s, buf), PH_WONDER):
         treasure_check(s)
 
 cdef void unbuild_on(GameState* s, int sq) noexcept nogil:
