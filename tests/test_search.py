@@ -1,5 +1,6 @@
 """ISMCTS: reproducibility, never peeking, limits and stop, analysis output, bad input."""
 import random
+from pathlib import Path
 import threading
 import time
 
@@ -205,3 +206,23 @@ def test_endgame_term_changes_the_values_of_a_seat_that_leads():
     default = ISMCTS().search(obs, 0, Limits(iterations=200), seed=1)
     assert [c.visits for c in default.candidates] == [c.visits for c in runs[0.0].candidates]
     assert runs[4.0].root_value != runs[0.0].root_value
+
+
+PERFT_ROWS = {line.split("\t")[0]: line.split("\t")[3] for line in
+              (Path(__file__).parent / "data" / "perft.tsv").read_text().splitlines()
+              if line and not line.startswith("#")}
+
+
+@pytest.mark.parametrize("name", ["building-choice", "building-move", "wonder-choice", "wonder-point",
+                                  "english-war-attack", "english-revolt-defend", "midgame-all-variants"])
+def test_search_decides_and_never_peeks_with_the_variants(name):
+    """Variant decisions are searched like any other, from what the seat knows alone (R-VAR-*, R-INFO-1)."""
+    s = engine.State.from_position(PERFT_ROWS[name])
+    seat = s.to_act
+    obs = s.observation(seat)
+    w1 = engine.State.from_snapshot(determinize(obs, seat, random.Random(1)))
+    w2 = engine.State.from_snapshot(determinize(obs, seat, random.Random(2)))
+    r1 = ISMCTS().search(w1.observation(seat), seat, Limits(iterations=200), seed=3)
+    r2 = ISMCTS().search(w2.observation(seat), seat, Limits(iterations=200), seed=3)
+    assert stats(r1) == stats(r2) and r1.root_value == r2.root_value
+    assert r1.best in s.legal_actions()

@@ -10,11 +10,12 @@ from engine.info import observation
 from engine.view import SeatView, ViewError, events_for_seat, parse_letters, start_observation
 
 
-def play_views(seed: int, players: int, decisions: int = 400):
+def play_views(seed: int, players: int, decisions: int = 400, variants=()):
     """Play a seeded random game, keeping every seat's view from its events; yield after each decision."""
-    st = engine.new_game(players, seed)
+    st = engine.new_game(players, seed, "standard", variants)
     sn = st.snapshot()
-    views = [SeatView.start(players, "standard", s, sn["to_act"], sn["hands"][s]) for s in range(players)]
+    views = [SeatView.start(players, "standard", s, sn["to_act"], sn["hands"][s], variants)
+             for s in range(players)]
     rng = random.Random(seed)
     for _ in range(decisions):
         if st.is_terminal():
@@ -31,10 +32,11 @@ def play_views(seed: int, players: int, decisions: int = 400):
         yield st, views, a, seen
 
 
-@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (4, 3), (2, 4)])
-def test_R_INFO_1_a_view_from_events_is_the_observation(players, seed):
+@pytest.mark.parametrize("players,seed,variants", [(2, 1, ()), (3, 2, ()), (4, 3, ()), (2, 4, ()),
+                                                   (3, 5, ("english", "buildings", "wonder"))])
+def test_R_INFO_1_a_view_from_events_is_the_observation(players, seed, variants):
     """Events alone rebuild each seat's observation after every decision, to the end of the game."""
-    for st, views, _, _ in play_views(seed, players):
+    for st, views, _, _ in play_views(seed, players, variants=variants):
         snap = st.snapshot()
         for s, v in enumerate(views):
             assert v.observation() == observation(snap, s)
