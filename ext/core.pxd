@@ -194,6 +194,11 @@ ctypedef struct EvalParams:
     # adds to the margin of a seat that leads at the root, times its lead
     # clamped to [-2, 2] / 2 (a seat behind loses as much)
     float endgame
+    # the variants: a leader whose kingdom holds its colour's building adds
+    # building to its prospects (R-VAR-BLD-3 doubles its tiles' points); a
+    # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
+    float building
+    float wonder
 
 cdef BoardData BOARDS[2]
 

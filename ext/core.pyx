@@ -1784,6 +1784,8 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept 
         v += ep.monument * nmon
         if c == GREEN and tre_count[r] > 0:
             v += ep.treasure_near
+        if s.building_sq[c] >= 0 and uf_find(s, s.building_sq[c]) == r:
+            v += ep.building
         vals[p] += need[p][c] * v
         if c == BLACK:
             max_need = need[p][0]
@@ -1791,6 +1793,8 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept 
                 if need[p][m] > max_need:
                     max_need = need[p][m]
             vals[p] += ep.king * max_need
+            if s.wonder_sq >= 0 and uf_find(s, s.wonder_sq) == r:
+                vals[p] += ep.wonder * max_need
 
 cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
     """Compare two seats by R-END-2: >0 if p ranks above q, 0 on a full tie."""
@@ -1897,14 +1901,16 @@ def _score_actions(CoreState st):
 
 
 EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
-               "treasure_near", "catastrophe", "opponents_max", "scale", "centre", "endgame")
+               "treasure_near", "catastrophe", "opponents_max", "scale", "centre", "endgame",
+               "building", "wonder")
 
 
 cdef EvalParams eval_params_from(weights):
     """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
     cdef EvalParams ep
     (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
-     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre, ep.endgame) = weights
+     ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre, ep.endgame,
+     ep.building, ep.wonder) = weights
     ep.use_fixed_need = 0
     return ep
 

@@ -58,6 +58,14 @@ class SearchParams:
     # lead of 2 or more. 0 (off) until measured as the default: 4 won 0.680
     # against 0.618 on the same 200 deals (docs/strength.md).
     endgame: float = 0.0
+    # The 2015 variants (nothing changes without them): per leader whose
+    # kingdom holds its colour's building (its tiles score double there),
+    # added to its prospects like `monument`; and wonder * max need for a king
+    # in the wonder's kingdom (a point of any colour every turn). Set by
+    # reasoning, not yet tuned: a building is worth about half a monument, the
+    # wonder's free choice of colour about one.
+    building: float = 0.8
+    wonder: float = 1.5
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -91,4 +99,4 @@ class SearchParams:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
-                self.eval_scale, self.eval_centre, self.endgame)
+                self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder)

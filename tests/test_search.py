@@ -226,3 +226,14 @@ def test_search_decides_and_never_peeks_with_the_variants(name):
     r2 = ISMCTS().search(w2.observation(seat), seat, Limits(iterations=200), seed=3)
     assert stats(r1) == stats(r2) and r1.root_value == r2.root_value
     assert r1.best in s.legal_actions()
+
+
+def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder():
+    """building: seat 1 has a leader in the kingdom of its colour's building; wonder: seat 2's king is by the wonder."""
+    from ext import core
+    for name, weight, seat in (("building-move", "building", 1), ("wonder-point", "wonder", 2)):
+        s = engine.State.from_position(PERFT_ROWS[name])
+        off = core._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights())
+        on = core._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights())
+        assert on[seat] > off[seat]
+        assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
