@@ -45,16 +45,19 @@ def random_record(players: int, seed: int, decisions: int) -> str:
     return rec.text()
 
 
-def state_in_phase(phase: str, players: int = 2):
-    """Return the first state of seeded random play whose phase is `phase`."""
+def state_in_phase(phase: str, players: int = 2, variants=(), choices: int = 1):
+    """Return the first state of seeded random play (with `variants`) in `phase` with >= `choices` decisions."""
     for seed in range(200):
-        s = engine.new_game(players, seed)
+        s = engine.new_game(players, seed, "standard", variants)
         rng = random.Random(seed)
         while not s.is_terminal():
-            if s.phase == phase:
+            if s.phase == phase and len(s.legal_actions()) >= choices:
                 return s
             s.apply(rng.choice(s.legal_actions()))
     raise AssertionError(f"no {phase} state found")
+
+
+ALL_VARIANTS = ("english", "buildings", "wonder")
 
 
 def analysis_json(*args) -> dict:
@@ -274,6 +277,7 @@ def test_show_position_and_record(tmp_path):
 
 def _bad_inputs(tmp_path):
     good = engine.new_game(2, 1).position(hidden=True)
+    variant_pos = state_in_phase("building", variants=ALL_VARIANTS).position(hidden=True)
     record = random_record(2, 5, 20)
     truncated = tmp_path / "truncated.txt"
     truncated.write_text(record[:record.rindex("\n", 0, len(record) - 1) + 6])   # cut inside a line
@@ -302,6 +306,20 @@ def _bad_inputs(tmp_path):
         (("play", "--engine", "stockfish"), "unknown engine"),
         (("play", "--players", 3, "--engine", "greedy,random,random"), "3 engines"),
         (("play", "--start", str(tmp_path / "missing.txt")), "no such file"),
+        # the 2015 variants: unknown, repeated, malformed, contradicting the position
+        (("play", "--variants", "castles"), "unknown variant 'castles'"),
+        (("play", "--variants", "english,Wonder,english"), "variant 'english' is named twice"),
+        (("match", "--engine", "cmd=x", "--variants", "english,walls"), "unknown variant 'walls'"),
+        (("bench", "--variants", "wonder,wonder"), "variant 'wonder' is named twice"),
+        (("perft", "startpos", "--depth", 1, "--variants", "english,,wonder"), "empty name"),
+        (("show", "startpos", "--variants", "none,wonder"), "'none' cannot be combined"),
+        (("play", "--start", variant_pos, "--variants", "english"),
+         "--variants english disagrees with the start position (english,buildings,wonder)"),
+        (("play", "--start", good, "--variants", "wonder"), "--variants wonder disagrees"),
+        (("perft", variant_pos, "--depth", 1, "--variants", "none"), "--variants none disagrees"),
+        (("show", good, "--players", 3), "--players 3 disagrees"),
+        (("perft", good, "--depth", 1, "--seed", 4), "--seed applies to startpos only"),
+        (("show", "startpos", "--ply", 2), "--ply applies to game records"),
     ]
 
 
@@ -409,3 +427,132 @@ def test_play_against_ismcts_then_end_of_input(tmp_path):
     assert "\x1b[" not in res.stdout
     _, actions = _replayed(path)
     assert engine.parse_action("pass") in actions
+
+
+# ---------------------------------------------------------------- the 2015 variants
+
+
+def test_perft_and_show_from_the_start_of_a_variant_game():
+    """`startpos` with --variants is engine.new_game with them: same counts, same position."""
+    start = engine.new_game(3, 7, "advanced", ["english", "wonder"])
+    args = ("startpos", "--players", 3, "--board", "advanced", "--seed", 7, "--variants", "wonder,english")
+    res = run("perft", *args, "--depth", 2)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip().splitlines()[-1] == f"nodes {engine.perft(start, 2)}"
+    res = run("show", *args, "--position", "--seat", 1)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0] == "startpos: start of a new game, 3 players, advanced board, seed 7, variants english,wonder"
+    assert start.render(1) in res.stdout and "variants english,wonder  wonder unbuilt" in res.stdout
+    assert lines[-1] == f"position {start.position(hidden=True)}"
+    # without --variants: the base game (seed 0 by default), as before
+    res = run("show", "startpos", "--position")
+    assert res.exit_code == 0 and res.stdout.splitlines()[-1] == f"position {engine.new_game(2, 0).position(hidden=True)}"
+    assert "variants" not in res.stdout
+
+
+def test_perft_of_a_variant_position_counts_its_variant_decisions():
+    """A position string carries its variants: perft --divide lists the building decisions, as engine.perft counts."""
+    s = state_in_phase("building", variants=ALL_VARIANTS, choices=2)
+    pos = s.position(hidden=True)
+    for extra in ((), ("--variants", "english,buildings,wonder")):     # an agreeing --variants is fine
+        res = run("perft", pos, "--depth", 3, "--divide", *extra)
+        assert res.exit_code == 0, res.output
+        lines = res.stdout.strip().splitlines()
+        assert lines[-1] == f"nodes {engine.perft(s, 3)}"
+        divide = dict(line.rsplit(": ", 1) for line in lines[:-1] if line)
+        assert sorted(divide) == sorted(s.legal_moves()) and "nobuilding" in divide
+        assert any(m.startswith("building ") for m in divide)
+        for move, count in divide.items():
+            child = s.clone()
+            child.apply_text(move)
+            assert int(count) == engine.perft(child, 2)
+    res = run("show", pos, "--moves")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[0] == "position string: position (variants english,buildings,wonder)"
+    assert "nobuilding" in res.stdout
+
+
+def test_analyze_a_variant_position():
+    """A wonder decision analyses: its candidates are the variant decisions, the JSON names the variants."""
+    s = state_in_phase("wonder", variants=ALL_VARIANTS, choices=2)
+    doc = analysis_json(s.position(hidden=True), "--iterations", 200)
+    assert doc["variants"] == list(ALL_VARIANTS) and doc["phase"] == "wonder"
+    assert doc["input"].endswith("(variants english,buildings,wonder)")
+    moves = {c["move"] for c in doc["analyses"][0]["candidates"]}
+    assert moves == set(s.legal_moves()) and "nowonder" in moves
+    assert analysis_json(engine.new_game(2, 1).position(hidden=True), "--iterations", 50)["variants"] == []
+
+
+def test_bench_with_variants_names_them_and_plays_them():
+    args = ("bench", "--players", 2, "--playouts", 5, "--iterations", 60)
+    base, on = run(*args), run(*args, "--variants", "wonder,buildings,english")
+    assert base.exit_code == 0 and on.exit_code == 0, on.output
+    assert "variants" not in base.stdout
+    lines = on.stdout.strip().splitlines()
+    assert lines[0].endswith("bench (variants english,buildings,wonder)")
+    assert "standard board, variants english,buildings,wonder, game g seeded" in on.stdout
+    assert lines[-2] == "settings: players 2, playouts 5, iterations 60, variants english,buildings,wonder"
+    assert re.fullmatch(r"signature \d+", lines[-1])
+    assert lines[-1] == run(*args, "--variants", "english,buildings,wonder").stdout.strip().splitlines()[-1]
+    # the games are played with the variants: the playouts' decision count is the kernel's with them
+    total = sum(engine.new_game(2, g, "standard", ALL_VARIANTS).random_playout(g) for g in range(5))
+    assert re.search(rf"^\| 2 \| 5 \| {total:,} \|", on.stdout, re.M)
+    assert lines[-1] != base.stdout.strip().splitlines()[-1]
+    # --variants none is the reference run
+    assert run(*args, "--variants", "none").stdout.strip().splitlines()[-1] == base.stdout.strip().splitlines()[-1]
+
+
+def test_play_a_new_game_with_the_variants(tmp_path):
+    path = tmp_path / "g.txt"
+    res = run("play", "--variants", "wonder,english,buildings", "--engine", "random", "--seed", 5,
+              "--record", path, "--no-color", input="help\n1\nquit\n")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert out.splitlines()[0] == "tne-ai play: 2 players, standard board, variants english,buildings,wonder, seed 5"
+    for intro in ("variant english (limited commitments)", "variant buildings:", "variant wonder:"):
+        assert intro in out
+    for notation in ("building r c5", "nobuilding", "wonder f6", "nowonder", "wonderpoint g", "W the wonder"):
+        assert notation in out                                       # the help lists the variants' notation
+    assert "variants english,buildings,wonder  buildings none  wonder unbuilt" in out
+    text = path.read_text()
+    assert "[variants english,buildings,wonder]\n[seed 5]" in text
+    state, actions = _replayed(path)
+    assert state.variants == list(ALL_VARIANTS) and actions
+    # the base game's help names no variant decision
+    base = run("play", "--engine", "random", "--seed", 5, "--record", tmp_path / "b.txt", input="help\nquit\n")
+    assert base.exit_code == 0 and "wonderpoint" not in base.stdout and "variant" not in base.stdout
+
+
+@pytest.mark.parametrize("phase, wrong, reason, explained", [
+    ("building", "building k a1", "only the red building can go on the new red line",
+     "made a line of 3 or more red tiles: you may put the red building on one of its squares"),
+    ("wonder", "wonder a1", "the wonder's centre is a square of a cross of five tiles",
+     "completed a cross of five red tiles: you may build the wonder centred on"),
+    ("wonder_point", "building r a1", "a building is not a choice now; the choices are: wonderpoint",
+     "choose the colour of your wonder point"),
+    ("revolt_attack", "commit 5", "with English commitments you can commit 0 or 1",
+     "English commitments: commit exactly 1 (to beat the defender's strength) or 0"),
+])
+def test_play_asks_and_explains_the_variant_decisions(tmp_path, phase, wrong, reason, explained):
+    """From a variant position the human is asked the variant decision, told why a wrong one is not legal, and plays it."""
+    s = state_in_phase(phase, variants=ALL_VARIANTS, choices=2)
+    human = s.to_act
+    path = tmp_path / "g.txt"
+    res = run("play", "--start", s.position(hidden=True), "--seat", human, "--engine", "random", "--seed", 1,
+              "--record", path, "--no-color", input=f"{wrong}\n1\nquit\n")
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "variants english,buildings,wonder" in out.splitlines()[0]
+    assert explained in out
+    assert f"'{wrong}' is not legal now: {reason}" in out
+    first = s.legal_actions()[0]
+    assert f"you: {engine.format_action(first)}" in out
+    if phase == "building":
+        sq = engine.format_action(first).split()[-1]
+        assert f"  the red building now stands on {sq} (from the supply)" in out
+    if phase == "wonder":
+        assert "  the wonder is built, centred on" in out
+    state, actions = _replayed(path)
+    assert actions[0] == first and state.variants == list(ALL_VARIANTS)
+    assert "[variants english,buildings,wonder]" in path.read_text()

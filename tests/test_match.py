@@ -25,8 +25,8 @@ from engine.view import letters
 from search import arena
 from search.agents import RandomAgent
 from tne_ai.cli import main as cli_main
-from tne_ai.match import (Control, EngineSpec, parse_engine, parse_tc, plan_match, run_engine_match,
-                          unique_names)
+from tne_ai.match import (Control, EngineSpec, newgame_line, normal_variants, parse_engine, parse_tc, plan_match,
+                          run_engine_match, unique_names)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -416,3 +416,46 @@ def test_a_short_match_between_two_tne_ai_bots(tmp_path):
     for fn in sorted(os.listdir(tmp_path / "rec")):
         state, _ = replay_record((tmp_path / "rec" / fn).read_text(), engine.new_game)
         assert state.is_terminal() or "# stopped after" in (tmp_path / "rec" / fn).read_text()
+
+
+# ---------------------------------------------------------------- the 2015 variants
+
+def test_newgame_names_the_variants_only_when_some_are_on():
+    """The base game's `newgame` is unchanged; variants are named in engine order; bad names are refused."""
+    assert newgame_line(2, "standard", 1) == "newgame players 2 board standard seat 1"
+    assert newgame_line(3, "advanced", 0, ("english", "wonder")) == \
+        "newgame players 3 board advanced variants english,wonder seat 0"
+    assert normal_variants(["wonder", "english"]) == ("english", "wonder")
+    assert normal_variants("buildings,english") == ("english", "buildings")
+    assert normal_variants(()) == ()
+    for bad, message in ((["castles"], "unknown variant 'castles'"), (["wonder", "wonder"], "named twice")):
+        with pytest.raises(ValueError, match=message):
+            normal_variants(bad)
+        with pytest.raises(ValueError, match=message):
+            run_engine_match([fake("a", "good_engine.py"), fake("b", "good_engine.py")], 1, variants=bad)
+
+
+def test_a_variant_match_between_two_tne_ai_bots(tmp_path):
+    """`--variants`: every engine is told them in newgame, the records carry and replay them, the table names them."""
+    rec, logs = tmp_path / "rec", tmp_path / "logs"
+    runner = CliRunner()
+    r = runner.invoke(cli_main, ["match", "--engine", "name=x cmd='tne-ai bot' option.Workers=1",
+                                 "--engine", "name=y cmd='tne-ai bot' option.Workers=1",
+                                 "--games", "2", "--iterations", "20", "--seed", "3", "--max-decisions", "200",
+                                 "--variants", "wonder,english,buildings", "--record-dir", str(rec),
+                                 "--log-dir", str(logs)])
+    assert r.exit_code == 0, r.output
+    assert "forfeit" not in r.stderr, r.stderr
+    assert r.stdout.startswith("2 games, 2 players, standard board, variants english,buildings,wonder, seed 3,")
+    sent = [ln.split(" > ", 1)[1] for fn in sorted(os.listdir(logs))
+            for ln in (logs / fn).read_text().splitlines() if " > newgame" in ln]
+    assert sorted(sent) == sorted(f"newgame players 2 board standard variants english,buildings,wonder seat {s}"
+                                  for s in (0, 1) for _ in range(2))
+    decisions = []
+    for fn in sorted(os.listdir(rec)):
+        text = (rec / fn).read_text()
+        assert "[variants english,buildings,wonder]" in text
+        state, actions = replay_record(text, engine.new_game)
+        assert state.variants == ["english", "buildings", "wonder"] and len(actions) == 200
+        decisions += [engine.format_action(a).split()[0] for a in actions]
+    assert {"building", "nobuilding"} & set(decisions)     # the engines made variant decisions

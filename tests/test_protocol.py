@@ -562,6 +562,9 @@ def test_text_and_json_commands_parse_to_the_same_command():
     """Each text command and its JSON form give the same Command."""
     pairs = [
         ("newgame players 3 board advanced seat 2", {"cmd": "newgame", "players": 3, "board": "advanced", "seat": 2}),
+        ("newgame variants wonder,english seat 1", {"cmd": "newgame", "variants": ["english", "wonder"], "seat": 1}),
+        ("newgame variants none", {"cmd": "newgame", "variants": []}),
+        ("newgame", {"cmd": "newgame", "variants": []}),
         ("position startpos first 1 hand kkrbgg moves tile k a1; draw r",
          {"cmd": "position", "startpos": True, "first": 1, "hand": "kkrbgg", "moves": ["tile k a1", "draw r"]}),
         ("position fen a b c hand kk swapped 0,1,0,0",
@@ -576,6 +579,32 @@ def test_text_and_json_commands_parse_to_the_same_command():
     ]
     for text, obj in pairs:
         assert parse_text(text) == parse_json(json.dumps(obj)), text
+
+
+def test_newgame_variants_reach_the_game_and_bad_ones_change_nothing():
+    """`newgame variants` sets the game's variants in engine order; a bad list is bad-argument and keeps the old game."""
+    assert parse_text("newgame variants wonder,buildings").args["variants"] == ("buildings", "wonder")
+    assert parse_text("newgame players 4").args["variants"] == ()
+    for line in ("newgame variants walls", "newgame variants english,english", "newgame variants",
+                 "newgame variants english,", '{"cmd": "newgame", "variants": "english"}',
+                 '{"cmd": "newgame", "variants": ["english", 3]}'):
+        with pytest.raises(ProtocolError) as e:
+            parse_json(line) if line.startswith("{") else parse_text(line)
+        assert e.value.code == "bad-argument", line
+    session = Session()
+
+    def start_fen() -> str:
+        shown = session("position startpos first 0 hand kkrbgg", "show")
+        return shown[-1]
+
+    assert session("newgame players 3 variants buildings,english seat 2") == []
+    fen = start_fen()
+    assert fen.startswith("position fen standard 3 ") and " english,buildings - hand kkrbgg " in fen
+    bad = session("newgame variants castles")
+    assert len(bad) == 1 and bad[0].startswith("error bad-argument newgame variants: unknown variant 'castles'")
+    assert start_fen() == fen                              # the refused newgame changed nothing
+    assert session("newgame") == []
+    assert "english" not in start_fen() and "variants" not in "".join(session("show"))
 
 
 def test_decode_line_refuses_what_is_not_a_printable_ascii_line():

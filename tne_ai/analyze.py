@@ -240,7 +240,8 @@ def analyze_command(position_or_file, ply, seat, all_seats, iterations, movetime
     if as_json:
         doc = {
             "input": loaded.describe(), "ply": loaded.ply, "players": snap["players"],
-            "board": snap["board"], "phase": snap["phase"], "to_act": actor,
+            "board": snap["board"], "variants": list(snap.get("variants") or []),
+            "phase": snap["phase"], "to_act": actor,
             "turn_owner": snap["turn_owner"], "position": format_position(snap),
             "limits": {"iterations": limits.iterations, "seconds": limits.seconds},
             "seed": seed, "workers": workers, "analyses": analyses,

@@ -16,6 +16,11 @@ only when behaviour changes, never with speed: the total decisions of the
 seeded playouts plus, for each seeded search, its node count and the sum over
 root candidates of visits x (action + 1). It depends on the settings, so the
 settings are printed with it; the defaults give the reference signature.
+
+`--variants` plays every game and reaches every fixed position with the 2015
+variants on (the same seeds, so the positions differ once a variant decision
+comes up); the variants are printed in the header and the settings line, and
+without the option nothing changes (the signature above included).
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from search.agent import Limits
 from search.ismcts import ISMCTS
 from search.params import SearchParams
 from tne_ai import __version__
+from tne_ai.debug import variants_option
 
 DEFAULT_PLAYERS = (2, 4)
 DEFAULT_PLAYOUTS = 500
@@ -39,9 +45,9 @@ POSITION_SEED = 3
 MIDGAME_DECISIONS = 60
 
 
-def fixed_position(players: int, seed: int = POSITION_SEED, decisions: int = MIDGAME_DECISIONS):
+def fixed_position(players: int, seed: int = POSITION_SEED, decisions: int = MIDGAME_DECISIONS, variants=()):
     """Return a fixed benchmark position: seeded random play to `decisions`, then on to an action phase."""
-    s = engine.new_game(players, seed)
+    s = engine.new_game(players, seed, "standard", variants)
     rng = random.Random(seed)
     n = 0
     while n < decisions or s.phase != "action":
@@ -50,12 +56,12 @@ def fixed_position(players: int, seed: int = POSITION_SEED, decisions: int = MID
     return s
 
 
-def kernel_playouts(players: int, games: int, seed: int = 0) -> tuple:
+def kernel_playouts(players: int, games: int, seed: int = 0, variants=()) -> tuple:
     """Play seeded uniform-random games in the kernel; return (seconds, total decisions)."""
     t0 = time.perf_counter()
     total = 0
     for g in range(seed, seed + games):
-        total += engine.new_game(players, g).random_playout(g)
+        total += engine.new_game(players, g, "standard", variants).random_playout(g)
     return time.perf_counter() - t0, total
 
 
@@ -89,13 +95,15 @@ def machine_line() -> str:
 
 
 def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
-              iterations: int = DEFAULT_ITERATIONS, echo=print) -> int:
-    """Run the benchmark, printing as it goes through `echo`; return the signature."""
+              iterations: int = DEFAULT_ITERATIONS, echo=print, variants=()) -> int:
+    """Run the benchmark (with the 2015 `variants` if any), printing through `echo`; return the signature."""
     params = SearchParams()
-    echo(f"tne-ai {__version__} bench")
+    variants = tuple(variants)
+    on = f", variants {','.join(variants)}" if variants else ""
+    echo(f"tne-ai {__version__} bench" + (f" (variants {','.join(variants)})" if variants else ""))
     echo(machine_line())
     echo(f"playouts: {playouts} per player count, uniform random in the nogil kernel (complete legal "
-         f"list, every decision), standard board, game g seeded g = 0..{playouts - 1}")
+         f"list, every decision), standard board{on}, game g seeded g = 0..{playouts - 1}")
     echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {params.rollout_policy} "
          f"rollouts of {params.rollout_depth} decisions, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
@@ -106,7 +114,7 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     echo("|---|---:|---:|---:|---:|---:|")
     signature = 0
     for p in players:
-        secs, decisions = kernel_playouts(p, playouts)
+        secs, decisions = kernel_playouts(p, playouts, variants=variants)
         signature += decisions
         echo(f"| {p} | {playouts} | {decisions:,} | {decisions / playouts:.1f} | "
              f"{playouts / secs:,.0f} | {decisions / secs:,.0f} |")
@@ -116,14 +124,14 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     searcher = ISMCTS(params)
     for p in players:
         for name, decisions in (("opening", 0), (f"mid-game (decision {MIDGAME_DECISIONS})", MIDGAME_DECISIONS)):
-            s = fixed_position(p, decisions=decisions)
+            s = fixed_position(p, decisions=decisions, variants=variants)
             seat = s.to_act
             r = searcher.search(s.observation(seat), seat, Limits(iterations=iterations), seed=0)
             signature += search_signature(r)
             echo(f"| {p} | {name} | {seat} | {r.iterations:,} | {r.nodes:,} | "
                  f"{r.iterations_per_second:,.0f} | {r.best_move} |")
     echo("")
-    echo(f"settings: players {','.join(map(str, players))}, playouts {playouts}, iterations {iterations}")
+    echo(f"settings: players {','.join(map(str, players))}, playouts {playouts}, iterations {iterations}{on}")
     echo(f"signature {signature}")
     return signature
 
@@ -135,6 +143,8 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
               help="Seeded random games per player count.")
 @click.option("--iterations", type=click.IntRange(1, 10_000_000), default=DEFAULT_ITERATIONS,
               show_default=True, help="ISMCTS iterations per fixed position.")
-def bench_command(players, playouts, iterations):
+@variants_option("Play the games and reach the positions with these 2015 variants (default none: the "
+                 "reference signature).")
+def bench_command(players, playouts, iterations, variants):
     """Measure playout and search speed; print the bench signature last."""
-    run_bench(tuple(players) or DEFAULT_PLAYERS, playouts, iterations, echo=click.echo)
+    run_bench(tuple(players) or DEFAULT_PLAYERS, playouts, iterations, echo=click.echo, variants=variants or ())

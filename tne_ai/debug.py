@@ -10,6 +10,8 @@ when the hidden part is known) or a one-line error with exit status 2.
 decision is a ply: tiles, leaders, conflict commitments, war choices,
 monuments, treasures; draws are resolved inside apply, docs/engine.md).
 `show` renders a position (engine/render.py), a seat's hand only if asked.
+Both also take `startpos`: the start of a new game of `--players`, `--board`,
+`--seed` and `--variants` (the 2015 variants, `parse_variants`).
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import Optional
 import click
 
 import engine
+from engine.actions import VARIANTS
 from engine.errors import EngineError
 from engine.position import format_position, parse_position
 from engine.record import replay_record
@@ -30,6 +33,7 @@ from engine.render import render
 
 MAX_PERFT_DEPTH = 6
 SAMPLE_FILE = "data/sample-midgame.txt"
+STARTPOS = "startpos"            # POSITION_OR_FILE naming the start of a new game (perft, show)
 
 
 class InputError(click.ClickException):
@@ -48,12 +52,19 @@ class Loaded:
     kind: str                        # "position" or "record"
     ply: Optional[int] = None        # decisions replayed (records only)
     plies: Optional[int] = None      # decisions in the whole record
+    seed: Optional[int] = None       # the deal (kind "start" only)
 
     def describe(self) -> str:
-        """Return a one-line description of the input."""
+        """Return a one-line description of the input (naming the variants, if any are on)."""
+        variants = self.snapshot.get("variants") or []
+        on = f", variants {','.join(variants)}" if variants else ""
+        if self.kind == "start":
+            return (f"{self.source}: start of a new game, {self.snapshot['players']} players, "
+                    f"{self.snapshot['board']} board, seed {self.seed}{on}")
         if self.kind == "record":
-            return f"{self.source}: game record, after decision {self.ply} of {self.plies}"
-        return f"{self.source}: position" + ("" if self.state is not None else " (public part only)")
+            return f"{self.source}: game record, after decision {self.ply} of {self.plies}{on}"
+        return (f"{self.source}: position" + ("" if self.state is not None else " (public part only)")
+                + (f" ({on[2:]})" if on else ""))
 
 
 def _read_source(arg: str) -> tuple:
@@ -146,11 +157,93 @@ def check_seat(seat: Optional[int], players: int, option: str = "--seat") -> Opt
     return seat
 
 
+def parse_variants(text: str) -> tuple:
+    """Return the 2015 variants named in `text` (comma-separated; `none` or empty for none) in engine order.
+
+    Raises click.BadParameter naming an unknown or repeated name, so that a
+    command reports a usage error (exit status 2).
+    """
+    words = [w.strip().lower() for w in text.split(",")]
+    if words == [""] or words == ["none"]:
+        return ()
+    expected = f"expected a comma-separated list of {', '.join(VARIANTS)} (or none)"
+    seen = []
+    for w in words:
+        if not w:
+            raise click.BadParameter(f"{text!r} has an empty name; {expected}")
+        if w == "none":
+            raise click.BadParameter(f"'none' cannot be combined with other variants in {text!r}")
+        if w not in VARIANTS:
+            raise click.BadParameter(f"unknown variant {w!r}; {expected}")
+        if w in seen:
+            raise click.BadParameter(f"variant {w!r} is named twice in {text!r}")
+        seen.append(w)
+    return tuple(v for v in VARIANTS if v in seen)
+
+
+def _variants_callback(ctx, param, value):
+    return None if value is None else parse_variants(value)
+
+
+def variants_option(help_text: str):
+    """Return the click option `--variants LIST` (None when not given, else a tuple in engine order)."""
+    return click.option("--variants", metavar="LIST", callback=_variants_callback,
+                        help=help_text + f" LIST: comma-separated, some of {','.join(VARIANTS)}; or none.")
+
+
+def variants_text(variants) -> str:
+    """Return the variants as written on the command line: `english,wonder`, or `none`."""
+    return ",".join(variants) or "none"
+
+
+def check_agrees(snap: dict, players=None, board=None, variants=None, what: str = "the position") -> None:
+    """Fail (usage error) when --players, --board or --variants contradicts a loaded position."""
+    for name, given, actual in (("--players", players, snap["players"]), ("--board", board, snap["board"]),
+                                ("--variants", variants, snap.get("variants", []))):
+        if given is None:
+            continue
+        if name == "--variants":
+            given, actual = variants_text(given), variants_text(actual)
+        if given != actual:
+            raise click.UsageError(f"{name} {given} disagrees with {what} ({actual}): "
+                                   f"the position decides; leave {name} out")
+
+
+def load_game(arg: str, ply: Optional[int], players: Optional[int], board: Optional[str],
+              seed: Optional[int], variants: Optional[tuple]) -> Loaded:
+    """Read POSITION_OR_FILE, or `startpos`: a new game of --players/--board/--seed/--variants."""
+    if arg == STARTPOS:
+        if ply is not None:
+            raise InputError("--ply applies to game records, not to startpos")
+        seed = 0 if seed is None else seed
+        state = engine.new_game(players or 2, seed, board or "standard", variants or ())
+        return Loaded(state.snapshot(), state, STARTPOS, "start", seed=seed)
+    if seed is not None:
+        raise click.UsageError("--seed applies to startpos only: a position or record has its deal")
+    loaded = load_input(arg, ply)
+    check_agrees(loaded.snapshot, players, board, variants)
+    return loaded
+
+
+def _start_options(f):
+    """Add --players, --board, --seed and --variants (for `startpos`) to a command."""
+    f = variants_option("With startpos: the 2015 variants of the new game (default none); with a position, "
+                        "it must agree.")(f)
+    f = click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1),
+                     help="With startpos: the deal's seed (default 0).")(f)
+    f = click.option("--board", type=click.Choice(["standard", "advanced"]),
+                     help="With startpos: the board (default standard); with a position, it must agree.")(f)
+    f = click.option("--players", type=click.IntRange(2, 4),
+                     help="With startpos: players (default 2); with a position, it must agree.")(f)
+    return f
+
+
 # ---------------------------------------------------------------- commands
 
 
 def _arg_help() -> str:
-    return "POSITION_OR_FILE: a position string, a file with one, a game record, or - for stdin."
+    return ("POSITION_OR_FILE: a position string, a file with one, a game record, - for stdin, or startpos "
+            "for the start of a new game (--players, --board, --seed, --variants).")
 
 
 @click.command("perft", epilog=_arg_help())
@@ -159,9 +252,10 @@ def _arg_help() -> str:
               help=f"Decisions to look ahead (1..{MAX_PERFT_DEPTH}).")
 @click.option("--divide", is_flag=True, help="Also print the count below each legal decision.")
 @click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions.")
-def perft_command(position_or_file, depth, divide, ply):
+@_start_options
+def perft_command(position_or_file, depth, divide, ply, players, board, seed, variants):
     """Count the decision sequences of length DEPTH from a position (rules debugging)."""
-    state = require_state(load_input(position_or_file, ply), "perft")
+    state = require_state(load_game(position_or_file, ply, players, board, seed, variants), "perft")
     t0 = time.perf_counter()
     if divide and not state.is_terminal():
         total = 0
@@ -186,9 +280,10 @@ def perft_command(position_or_file, depth, divide, ply):
 @click.option("--moves", is_flag=True, help="Also list the legal decisions.")
 @click.option("--position", "print_position", is_flag=True,
               help="Also print the position string (hidden part included when known).")
-def show_command(position_or_file, seat, ply, moves, print_position):
+@_start_options
+def show_command(position_or_file, seat, ply, moves, print_position, players, board, seed, variants):
     """Print a position or a game record's position as a board."""
-    loaded = load_input(position_or_file, ply)
+    loaded = load_game(position_or_file, ply, players, board, seed, variants)
     snap = loaded.snapshot
     check_seat(seat, snap["players"])
     if seat is not None and loaded.state is None:

@@ -17,6 +17,12 @@ processes. Seats are rotated over paired deals and the match is summarised
 exactly as search.arena.run_match does (win shares with Wilson intervals,
 mean rank, Elo for two engines).
 
+With `--variants` (the 2015 variants, docs/engine.md) every game is played
+with them: each engine gets `newgame ... variants english,wonder seat S`
+(the `variants` word only when some are on, so the base game's traffic is
+unchanged; an engine that does not know them fails the handshake), the
+records carry `[variants ...]` and the results name them.
+
     tne-ai match --engine "name=a cmd='tne-ai bot' option.Workers=1" \\
                  --engine "name=b cmd='tne-ai bot' option.Exploration=1.0" \\
                  --games 20 --tc 10+0.1 --record-dir games/
@@ -40,12 +46,14 @@ from typing import Callable, Optional
 import click
 
 import engine
-from engine.actions import parse_action
+from engine.actions import VARIANTS, parse_action
 from engine.errors import NotationError
 from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
+from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, default_lineup,
                           derive_seed, final_ranks, plan_seats, record_epilogue)
+from tne_ai.debug import variants_option
 
 LINE_LIMIT = 65_536          # the protocol's longest line (docs/protocol.md)
 QUIT_WAIT = 1.0              # seconds an engine gets to leave after `quit` before it is killed
@@ -425,7 +433,24 @@ def close_engines(procs: list, graceful: bool) -> None:
 
 # ---------------------------------------------------------------- one game
 
-def _handshake(procs: list, players: int, board: str, seeds: list, deadline: float) -> None:
+def normal_variants(variants) -> tuple:
+    """Return variant names (a list, a tuple or `a,b` text) in engine order; ValueError naming a bad or repeated one."""
+    names = [v for v in variants.replace(",", " ").split()] if isinstance(variants, str) else list(variants)
+    variant_bits(names, ValueError)
+    if len(set(names)) != len(names):
+        raise ValueError(f"a variant is named twice in {','.join(map(str, names))}")
+    return tuple(v for v in VARIANTS if v in names)
+
+
+def newgame_line(players: int, board: str, seat: int, variants=()) -> str:
+    """Return the `newgame` command for a seat (`variants` named only when some are on)."""
+    words = ["newgame", "players", str(players), "board", board]
+    if variants:
+        words += ["variants", ",".join(variants)]
+    return " ".join(words + ["seat", str(seat)])
+
+
+def _handshake(procs: list, players: int, board: str, seeds: list, deadline: float, variants=()) -> None:
     """Start every seat's engine and bring it to `readyok`; EngineFailure (with its seat) if one fails."""
     def failed(s: int, e: Exception, stage: str) -> EngineFailure:
         if isinstance(e, TimeoutError):
@@ -458,7 +483,7 @@ def _handshake(procs: list, players: int, board: str, seeds: list, deadline: flo
         # match is reproducible and repeated deals are not played identically.
         if "seed" in p.options and "seed" not in given:
             p.send(f"setoption name {p.options['seed']} value {seeds[s]}")
-        p.send(f"newgame players {players} board {board} seat {s}")
+        p.send(newgame_line(players, board, s, variants))
         p.send("isready")
     for s, p in enumerate(procs):
         try:
@@ -494,19 +519,21 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
                      control: Control = Control(), seeds: Optional[list] = None,
                      names: Optional[list] = None, game_no: Optional[int] = None,
                      log_dir: Optional[str] = None, max_decisions: int = MAX_DECISIONS,
-                     cancel: Optional[threading.Event] = None) -> GameResult:
+                     cancel: Optional[threading.Event] = None, variants=()) -> GameResult:
     """Play one game of the deal `deal`, specs[s] in seat s, each engine told only its seat's share; return the GameResult.
 
     As in search.arena.play_game, a forfeit ends the game (the loser ranks
     last) and a game still running after `max_decisions` decisions is ranked
     on the scores so far, end reason "cap". GameResult.forfeit also holds the
     `kind` (FORFEIT_KINDS); think_time is the wall time of each seat's replies.
+    `variants`: the 2015 variants of the game (names), told to every engine.
     """
     if len(specs) != players:
         raise ValueError(f"{len(specs)} engines for {players} players")
+    variants = normal_variants(variants)
     names = list(names) if names is not None else [sp.name for sp in specs]
     seeds = list(seeds) if seeds is not None else [derive_seed(deal, "engine", s) for s in range(players)]
-    state = engine.new_game(players, deal, board)
+    state = engine.new_game(players, deal, board, variants)
     headers = {"event": "tne-ai match", "control": control.describe()}
     if game_no is not None:
         headers["game"] = str(game_no)
@@ -528,7 +555,7 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     graceful = False
     try:
         try:
-            _handshake(procs, players, board, seeds, time.monotonic() + control.handshake_ms / 1000)
+            _handshake(procs, players, board, seeds, time.monotonic() + control.handshake_ms / 1000, variants)
             while not state.is_terminal() and decisions < max_decisions:
                 if cancel is not None and cancel.is_set():
                     raise Cancelled()
@@ -602,7 +629,7 @@ def plan_match(lineup: list, games: int, seed: int) -> list:
             for i, (deal, names, seeds) in enumerate(plan_seats(lineup, games, seed))]
 
 
-def summarise(games: list, lineup: list, players: int, board: str, seed: int) -> MatchResult:
+def summarise(games: list, lineup: list, players: int, board: str, seed: int, variants=()) -> MatchResult:
     """Return the MatchResult of finished games (in game order), statistics as search.arena.run_match keeps them."""
     stats = {nm: AgentStats(nm) for nm in dict.fromkeys(lineup)}
     for g in games:
@@ -616,7 +643,7 @@ def summarise(games: list, lineup: list, players: int, board: str, seed: int) ->
             if g.forfeit and g.forfeit["seat"] == s:
                 st.forfeits += 1
     return MatchResult(players=players, board=board, seed=seed, lineup=list(lineup), games=list(games),
-                       stats=stats)
+                       stats=stats, variants=tuple(variants))
 
 
 def record_name(index: int, seat_names: list) -> str:
@@ -627,7 +654,8 @@ def record_name(index: int, seat_names: list) -> str:
 def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0, board: str = "standard",
                      control: Control = Control(), record_dir: Optional[str] = None,
                      progress: Optional[Callable] = None, lineup: Optional[list] = None, jobs: int = 1,
-                     max_decisions: int = MAX_DECISIONS, log_dir: Optional[str] = None) -> MatchResult:
+                     max_decisions: int = MAX_DECISIONS, log_dir: Optional[str] = None,
+                     variants=()) -> MatchResult:
     """Play `games` games between engines (EngineSpecs) with seats rotated; return the MatchResult.
 
     The plan is search.arena.run_match's: game i deals from (seed, i // players)
@@ -635,8 +663,10 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     is called as each game finishes (in finishing order when `jobs` > 1).
     `jobs` games run at once, each with its own engine processes; the results
     do not depend on `jobs`. On Ctrl-C every engine is killed and
-    MatchInterrupted carries the games finished so far.
+    MatchInterrupted carries the games finished so far. `variants`: the 2015
+    variants every game is played with (engine.actions.VARIANTS names).
     """
+    variants = normal_variants(variants)
     by_name = {sp.name: sp for sp in engines}
     if len(by_name) != len(engines):
         raise ValueError("two engines share a name: give each a distinct name=")
@@ -659,7 +689,7 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     def play(pg: PlannedGame) -> GameResult:
         return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
                                 seeds=pg.seeds, names=pg.seat_names, game_no=pg.index + 1, log_dir=log_dir,
-                                max_decisions=max_decisions, cancel=cancel)
+                                max_decisions=max_decisions, cancel=cancel, variants=variants)
 
     def finish(pg: PlannedGame, g: GameResult) -> None:
         done[pg.index] = g
@@ -717,11 +747,12 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     except KeyboardInterrupt:
         cancel.set()
         kill_all()
-        raise MatchInterrupted(summarise([done[i] for i in sorted(done)], lineup, players, board, seed)) from None
+        raise MatchInterrupted(summarise([done[i] for i in sorted(done)], lineup, players, board, seed,
+                                         variants)) from None
     finally:
         for sig, handler in restore.items():
             signal.signal(sig, handler)
-    return summarise([done[i] for i in sorted(done)], lineup, players, board, seed)
+    return summarise([done[i] for i in sorted(done)], lineup, players, board, seed, variants)
 
 
 def results_text(res: MatchResult, control: Control) -> str:
@@ -748,6 +779,8 @@ def _raise_interrupt(signum, frame):
                    "option.X=Y is sent as setoption; dir= sets its working directory). Repeat per engine.")
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True, help="Seats per game.")
 @click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
+@variants_option("The 2015 variants every game is played with (default none); each engine is told them in "
+                 "`newgame`.")
 @click.option("--games", type=click.IntRange(0), default=None,
               help="Games to play (default: one deal under every rotation, i.e. --players games).")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the deals.")
@@ -771,7 +804,7 @@ def _raise_interrupt(signum, frame):
               help="Save every engine's transcript (lines sent, received, its stderr) here.")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Games played at once.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line per finished game.")
-def match_command(engine_texts, players, board, games, seed, lineup, tc, movetime, iterations, grace,
+def match_command(engine_texts, players, board, variants, games, seed, lineup, tc, movetime, iterations, grace,
                   move_timeout, handshake_timeout, max_decisions, record_dir, log_dir, jobs, quiet):
     """Referee games between engines that speak the protocol (docs/protocol.md, docs/match.md).
 
@@ -811,7 +844,7 @@ def match_command(engine_texts, players, board, games, seed, lineup, tc, movetim
     try:
         res = run_engine_match(specs, n_games, players, seed, board, control, record_dir=record_dir,
                                progress=progress, lineup=slots, jobs=jobs, max_decisions=max_decisions,
-                               log_dir=log_dir)
+                               log_dir=log_dir, variants=variants or ())
     except MatchInterrupted as e:
         click.echo(f"interrupted after {len(e.result.games)} of {n_games} games; engines stopped", err=True)
         if e.result.games:

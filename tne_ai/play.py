@@ -10,7 +10,10 @@ how many tiles, the bag only the tiles the human drew).
 
 Every atomic decision of the human's seat is asked for in turn: actions
 (R-TURN), revolt and war commitments (R-REV, R-WAR), which war first, the
-monument choice (R-MON) and the treasure choice (R-TRE-1), each explained. A
+monument choice (R-MON) and the treasure choice (R-TRE-1), each explained;
+with the 2015 variants (`--variants`, docs/engine.md "Variants") also the
+limited English commitments, where to put a civilization building, whether to
+build the wonder, and the colour of a wonder point. A
 decision is entered by its number in the `moves` list or in notation, and
 re-asked with a reason when it cannot be read or is not legal. The game
 record (engine.record) is saved at the end, on `quit`, at end of input and
@@ -36,7 +39,7 @@ from engine.view import events_for_seat
 from search.agent import Limits
 from search.agents import GreedyAgent, RandomAgent, conflict_bases
 from search.ismcts import ISMCTSAgent, worker_seed
-from tne_ai.debug import InputError, check_seat, load_input, require_state
+from tne_ai.debug import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 
 ENGINES = ("ismcts", "greedy", "random")
 DEFAULT_ITERATIONS = 3000
@@ -55,12 +58,39 @@ Enter a decision by its number (see 'moves') or in notation:
   monument rk f6   build a monument on the 2x2 block whose top-left is f6
   nomonument       build no monument
   treasure j9      take that treasure
-Commands: moves [filter] (list the legal decisions, e.g. 'moves leader'),
+{variants}Commands: moves [filter] (list the legal decisions, e.g. 'moves leader'),
 board, help, quit (saves the game record).
 Squares: a1 is the top left, p11 the bottom right. On the board: K R B G
 tiles, k r b g tiles under a monument, 0K seat 0's king (seat digit and
-colour), R* a temple with a treasure ($: a special one), ~ river, X catastrophe.
+colour), R* a temple with a treasure ($: a special one), ~ river, X catastrophe{wonder}.
 """
+
+# the help's lines for each 2015 variant (docs/engine.md "Variants")
+VARIANT_HELP = {
+    "english": "  (english: in a revolt or war you commit nothing or exactly the tiles needed)\n",
+    "buildings": ("  building r c5    put the red building on c5, a square of your new line of 3+\n"
+                  "  nobuilding       put no building\n"),
+    "wonder": ("  wonder f6        build the wonder on the cross of five tiles centred on f6\n"
+               "  nowonder         build no wonder\n"
+               "  wonderpoint g    take your wonder point in green\n"),
+}
+
+# one line per variant, said at the start of a game played with it
+VARIANT_INTRO = {
+    "english": ("english (limited commitments): in a revolt or war each side commits nothing or "
+                "exactly the tiles it needs"),
+    "buildings": ("buildings: a line of 3 or more tiles of one colour may take that colour's building; "
+                  "tiles scored in a kingdom holding it score double, and a war never removes the tile "
+                  "under it"),
+    "wonder": ("wonder: a cross of five tiles of one colour may become the wonder; at the end of your turn "
+               "with your king in its kingdom you score a point of a colour of your choice"),
+}
+
+
+def help_text(variants=()) -> str:
+    """Return the help, with the notation of the variants that are on."""
+    return HELP.format(variants="".join(VARIANT_HELP[v] for v in variants),
+                       wonder=", W the wonder" if "wonder" in variants else "")
 
 COLOUR_STYLE = {"k": {"fg": "black", "bg": "white"}, "r": {"fg": "red"},
                 "b": {"fg": "blue"}, "g": {"fg": "green"}}
@@ -86,6 +116,8 @@ def style_token(token: str) -> str:
         return click.style(token, fg="cyan")
     if token == "X":
         return click.style(token, fg="magenta", bold=True)
+    if token[0] == "W":                          # a square of the wonder (variant), maybe with a treasure
+        return click.style(token, fg="yellow", bold=True)
     if token[0].isdigit():                       # a leader: seat digit + colour letter
         return click.style(token, bold=True, reverse=True, **COLOUR_STYLE[token[1].lower()])
     letter, mark = token[0], token[1:]
@@ -129,10 +161,33 @@ def summarise(moves: list) -> str:
     return ", ".join(f"{k} ({n})" if n > 1 else k for k, n in counts.items())
 
 
-def explain(obs: dict, seat: int) -> str:
-    """Return what the human is being asked to decide, from their observation."""
+def _line_squares(options: list) -> str:
+    return ", ".join(square(sq) for sq in options)
+
+
+def english_commit(obs: dict, legal: list) -> str:
+    """Return what the English commitments (variant) allow in this revolt or war commitment."""
+    counts = sorted(a - A.COMMIT_BASE for a in legal if A.kind(a) == "commit")
+    cf = obs["conflict"]
+    base_a, base_d = conflict_bases(obs)
+    if obs["phase"].endswith("attack"):
+        need, goal = base_d - base_a + 1, "to beat the defender's strength"
+    else:
+        need, goal = base_a + cf["attacker_commit"] - base_d, "to tie the attacker (a tie goes to you)"
+    if need <= 0:
+        return ("English commitments: you are strong enough without tiles, so 'commit 0' is the only "
+                "choice.")
+    if need in counts:
+        return f"English commitments: commit exactly {need} ({goal}) or 0, nothing in between."
+    return (f"English commitments: you would need exactly {need} {goal} and do not hold them, so "
+            f"'commit 0' is the only choice.")
+
+
+def explain(obs: dict, seat: int, legal: list = ()) -> str:
+    """Return what the human is being asked to decide, from their observation (and the legal decisions)."""
     phase, cf = obs["phase"], obs["conflict"]
     hand = obs["hand"]
+    variants = obs.get("variants") or []
     if phase == "action":
         return (f"Your turn (seat {seat}), action {3 - obs['actions_left']} of 2: place a tile or a "
                 f"leader, withdraw a leader, play a catastrophe, swap tiles, or pass.")
@@ -145,15 +200,16 @@ def explain(obs: dict, seat: int) -> str:
         head = (f"{cf['kind'].capitalize()} over the {colour} leader: seat {cf['attacker']}'s leader at "
                 f"{square(cf['attacker_leader'])} ({base_a} {what}) attacks seat {cf['defender']}'s at "
                 f"{square(cf['defender_leader'])} ({base_d}).")
+        english = (" " + english_commit(obs, legal)) if "english" in variants else ""
         if phase.endswith("attack"):
             return (f"{head} You attack: commit {tiles} tiles from your hand (you hold {hand[c]}). "
                     f"The defender commits next; the higher total wins, a tie goes to the defender; "
-                    f"committed tiles are lost.")
+                    f"committed tiles are lost.{english}")
         total = base_a + cf["attacker_commit"]
         need = max(0, total - base_d)
         return (f"{head} You defend: the attacker committed {cf['attacker_commit']} (total {total}). "
                 f"Commit {tiles} tiles (you hold {hand[c]}): {need} or more keep your leader (a tie "
-                f"goes to you); committed tiles are lost.")
+                f"goes to you); committed tiles are lost.{english}")
     if phase == "war_choice":
         return ("Your tile joined two kingdoms holding two leaders of the same colour: choose which "
                 "war is fought first (the others follow).")
@@ -163,6 +219,29 @@ def explain(obs: dict, seat: int) -> str:
     if phase == "treasure":
         return ("Your trader's kingdom holds more than one treasure: choose the treasure to take "
                 "(special squares, marked $, must be taken first).")
+    if phase == "building":
+        options = [(a - A.BUILDING_BASE) % SQUARES for a in legal if A.kind(a) == "building"]
+        c = (legal[0] - A.BUILDING_BASE) // SQUARES if options else None
+        colour = A.COLOUR_NAMES[c] if c is not None else "that"
+        where = obs["buildings"][c] if c is not None else -1
+        source = (f"move it from {square(where)} (where it stands on a shorter line)" if where >= 0
+                  else "take it from the supply")
+        return (f"Your tile at {square(obs['placed'])} made a line of 3 or more {colour} tiles: you may put "
+                f"the {colour} building on one of its squares ({_line_squares(options)}; 'building "
+                f"{A.COLOURS[c] if c is not None else 'c'} SQ') and {source}, or 'nobuilding'. While it stands, "
+                f"a {colour} tile that scores in its kingdom scores 2 points instead of 1, and a war never "
+                f"removes the tile under it.")
+    if phase == "wonder":
+        options = [a - A.WONDER_BASE for a in legal if A.kind(a) == "wonder"]
+        colour = A.COLOUR_NAMES[obs["cells"][obs["placed"]] - 1] if obs["placed"] >= 0 else "one colour's"
+        return (f"Your tile at {square(obs['placed'])} completed a cross of five {colour} tiles: you may build "
+                f"the wonder centred on {_line_squares(options)} ('wonder SQ'; there is only one, and it "
+                f"stays for the game) or 'nowonder'. The five tiles leave the game; the wonder joins "
+                f"kingdoms like tiles, and at the end of each turn of a player whose king is in its kingdom "
+                f"that player scores 1 point of a colour of their choice.")
+    if phase == "wonder_point":
+        return ("End of your turn with your king in the wonder's kingdom: choose the colour of your wonder "
+                "point ('wonderpoint k', 'wonderpoint r', 'wonderpoint b' or 'wonderpoint g').")
     return f"Phase {phase}: choose a decision."
 
 
@@ -182,11 +261,51 @@ def why_not(obs: dict, action: int, legal: list) -> str:
         return ("a leader goes on an empty land square next to a red temple, and may not join two "
                 "kingdoms")
     if kind == "commit":
-        most = max(a - A.COMMIT_BASE for a in legal)
-        return f"you can commit 0 to {most}"
+        counts = sorted(a - A.COMMIT_BASE for a in legal if A.kind(a) == "commit")
+        if "english" in (obs.get("variants") or []):
+            return ("with English commitments you can commit " + " or ".join(map(str, counts))
+                    + " (nothing, or exactly what is needed)")
+        return f"you can commit 0 to {counts[-1]}"
     if kind == "swap":
         return "you can swap only tiles you hold (1 to 6)"
+    if kind == "cat":
+        bits = ["a leader", "a catastrophe", "a tile under a monument", "a treasure"]
+        if "buildings" in (obs.get("variants") or []):
+            bits.append("a tile under a building")
+        if "wonder" in (obs.get("variants") or []):
+            bits.append("the wonder")
+        return "a catastrophe may not go on " + ", ".join(bits[:-1]) + " or " + bits[-1]
+    if kind == "building":
+        options = sorted({(a - A.BUILDING_BASE) % SQUARES for a in legal if A.kind(a) == "building"})
+        c = (next(a for a in legal if A.kind(a) == "building") - A.BUILDING_BASE) // SQUARES
+        if (action - A.BUILDING_BASE) // SQUARES != c:
+            return f"only the {A.COLOUR_NAMES[c]} building can go on the new {A.COLOUR_NAMES[c]} line"
+        where = obs["buildings"][c]
+        longer = f", longer than the line it stands on at {square(where)}" if where >= 0 else ""
+        return (f"the {A.COLOUR_NAMES[c]} building goes on a square of the new line of 3 or more{longer}: "
+                f"{_line_squares(options)}")
+    if kind == "wonder":
+        options = [a - A.WONDER_BASE for a in legal if A.kind(a) == "wonder"]
+        return ("the wonder's centre is a square of a cross of five tiles of one colour that includes your "
+                f"tile: {_line_squares(options)}")
     return "it is not among the legal choices"
+
+
+def variant_note(before: dict, action: int, after: dict) -> str:
+    """Return a public remark on what a decision did to the variants' pieces (buildings, the wonder), else ''."""
+    kind = A.kind(action)
+    notes = []
+    if kind == "building":
+        c = (action - A.BUILDING_BASE) // SQUARES
+        old = before["buildings"][c]
+        notes.append(f"the {A.COLOUR_NAMES[c]} building now stands on {square(after['buildings'][c])}"
+                     + (f" (moved from {square(old)})" if old >= 0 else " (from the supply)"))
+    if kind == "wonder":
+        notes.append(f"the wonder is built, centred on {square(after['wonder'])}: its five tiles leave the game")
+    for c, (b, a) in enumerate(zip(before.get("buildings") or [], after.get("buildings") or [])):
+        if b >= 0 and a < 0:                     # its tile turned face down (a monument) or left (the wonder)
+            notes.append(f"the {A.COLOUR_NAMES[c]} building at {square(b)} goes back to the supply")
+    return "; ".join(notes)
 
 
 # ---------------------------------------------------------------- the game
@@ -267,7 +386,7 @@ class TerminalGame:
             self.echo()
             self.show_board()
         self.echo()
-        self.echo(explain(obs, self.human))
+        self.echo(explain(obs, self.human, self.legal))
         moves = [A.format_action(a) for a in self.legal]
         if len(moves) <= SHORT_LIST:
             self.list_moves()
@@ -280,7 +399,7 @@ class TerminalGame:
             if not cmd:
                 continue
             if cmd in ("help", "?", "h"):
-                self.echo(HELP.rstrip())
+                self.echo(help_text(self.state.variants).rstrip())
                 continue
             if cmd == "board":
                 self.show_board()
@@ -318,6 +437,9 @@ class TerminalGame:
         if first.startswith("swap") and seat != self.human:
             first = f"swap {first.split()[1]} tiles (hidden)"
         self.echo(f"{who}: {first}")
+        note = variant_note(before, action, after)
+        if note:
+            self.echo(f"  {note}")
         for ev in events[1:]:
             self.echo(f"  you drew {' '.join(ev.split()[1])}")
         if before["phase"] in ("revolt_defend", "war_defend") and A.kind(action) == "commit":
@@ -361,6 +483,8 @@ class TerminalGame:
         self.echo(f"you are seat {self.human}; " + ", ".join(
             f"seat {s}: {name}" for s, (name, _) in sorted(self.engines.items()))
             + f"; seat {self.state.to_act} to act. Type 'help' for help.")
+        for v in self.state.variants:
+            self.echo(f"variant {VARIANT_INTRO[v]}.")
         decisions = 0
         try:
             while not self.state.is_terminal():
@@ -425,13 +549,14 @@ def _engine_names(text: str, opponents: int) -> list:
 @click.option("--seconds", type=click.FloatRange(min=0, min_open=True), help="ismcts seconds per decision.")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), help="Deal and engine seed (default: random).")
 @click.option("--board", type=click.Choice(["standard", "advanced"]), help="Board (default standard).")
+@variants_option("The 2015 variants of a new game (default none; with --start the position decides).")
 @click.option("--start", metavar="POSITION_OR_FILE",
               help="Start from this position or game record instead of a new deal.")
 @click.option("--ply", type=click.IntRange(min=0), help="With --start RECORD: after N decisions.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True),
               help="Save the game record here (default: tne-ai-<date>-seed<seed>.txt).")
 @click.option("--color/--no-color", default=None, help="Colour the board (default: on a terminal).")
-def play_command(players, seat, engine_names, iterations, seconds, seed, board, start, ply,
+def play_command(players, seat, engine_names, iterations, seconds, seed, board, variants, start, ply,
                  record_path, color):
     """Play against one to three engines in the terminal."""
     if seed is None:
@@ -439,17 +564,13 @@ def play_command(players, seat, engine_names, iterations, seconds, seed, board, 
     if start is not None:
         loaded = load_input(start, ply)
         state = require_state(loaded, "play --start").clone()
-        snap = loaded.snapshot
-        for name, given, actual in (("--players", players, snap["players"]), ("--board", board, snap["board"])):
-            if given is not None and given != actual:
-                raise click.UsageError(f"{name} {given} disagrees with the start position "
-                                       f"({actual}); leave it out")
+        check_agrees(loaded.snapshot, players, board, variants, "the start position")
         if state.is_terminal():
             raise InputError(f"the game in {loaded.source} is over: nothing to play")
     else:
         if ply is not None:
             raise click.UsageError("--ply needs --start")
-        state = engine.new_game(players or 2, seed, board or "standard")
+        state = engine.new_game(players or 2, seed, board or "standard", variants or ())
     n = state.players
     check_seat(seat, n)
     names = _engine_names(engine_names, n - 1)
@@ -465,7 +586,8 @@ def play_command(players, seat, engine_names, iterations, seconds, seed, board, 
         recorder = GameRecorder(state, seed=seed, headers=headers)
     if record_path is None:
         record_path = f"tne-ai-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.txt"
-    click.echo(f"tne-ai play: {n} players, {state.board_name} board, seed {seed}")
+    on = f", variants {','.join(state.variants)}" if state.variants else ""
+    click.echo(f"tne-ai play: {n} players, {state.board_name} board{on}, seed {seed}")
     game = TerminalGame(state, seat, engines, limits, recorder, record_path, color)
     code = game.run()
     if code:
