@@ -1,6 +1,6 @@
 """Print the rules-engine benchmark table: Cython engine against the reference, one run.
 
-    python bench/run.py [--games N] [--ref-games N] [--positions N]
+    python bench/run.py [--games N] [--ref-games N] [--positions N] [--variants english,buildings,wonder]
 
 Figures (2 and 4 players, standard board): uniform-random full games per
 second (every decision enumerates the complete legal list and picks one
@@ -8,11 +8,13 @@ uniformly), mean decisions per game, and median microseconds per legal
 enumeration, per apply and per clone over positions sampled from random
 games. The reference is measured in the same run; ratios are Cython over
 reference. Medians of per-position timings; the machine is noisy, so compare
-ratios, not absolute figures, between runs.
+ratios, not absolute figures, between runs. `--variants` plays every game and
+samples every position with those 2015 variants on, in both engines.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import random
 import statistics
@@ -78,9 +80,9 @@ def apply_us(states, reps: int) -> float:
     return statistics.median(times)
 
 
-def games_per_second_kernel(players: int, games: int) -> tuple:
+def games_per_second_kernel(players: int, games: int, variants=()) -> tuple:
     """Uniform-random games/s played by the nogil kernel, and mean decisions."""
-    dt, total = kernel_playouts(players, games)
+    dt, total = kernel_playouts(players, games, variants=variants)
     return games / dt, total / games
 
 
@@ -103,15 +105,20 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--ref-games", type=int, default=20)
     ap.add_argument("--positions", type=int, default=300)
+    ap.add_argument("--variants", default="", help="2015 variants, comma-separated (default none)")
     args = ap.parse_args()
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, one core")
+    variants = [v for v in args.variants.split(",") if v]
+    fast_new = functools.partial(engine.new_game, variants=variants)
+    ref_new = functools.partial(reference.new_game, variants=variants)
+    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, one core"
+          + (f"; variants {','.join(variants)}" if variants else ""))
     rows = []
     for players in (2, 4):
-        fast_states = sample_positions(engine.new_game, players, args.positions)
-        ref_states = sample_positions(reference.new_game, players, max(30, args.positions // 10))
-        kg, kdec = games_per_second_kernel(players, args.games)
-        pg, _ = games_per_second_python(engine.new_game, players, max(50, args.games // 10))
-        rg, rdec = games_per_second_python(reference.new_game, players, args.ref_games)
+        fast_states = sample_positions(fast_new, players, args.positions)
+        ref_states = sample_positions(ref_new, players, max(30, args.positions // 10))
+        kg, kdec = games_per_second_kernel(players, args.games, variants)
+        pg, _ = games_per_second_python(fast_new, players, max(50, args.games // 10))
+        rg, rdec = games_per_second_python(ref_new, players, args.ref_games)
         enum_f = per_call_us(lambda s: s.count_legal(), fast_states, 200)
         enum_f_list = per_call_us(lambda s: s.legal_actions(), fast_states, 200)
         enum_r = fresh_enum_us(ref_states, 3)   # the reference caches its list per state

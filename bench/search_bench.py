@@ -1,9 +1,10 @@
 """Print the search benchmark: ISMCTS iterations/s, worker scaling, node memory, Python baseline.
 
-    python bench/search_bench.py [--iterations N] [--baseline N]
+    python -m bench.search_bench [--iterations N] [--baseline N] [--variants english,buildings,wonder]
 
 Fixed mid-game positions (2 and 4 players, standard board, seeded random play
-to decision 60); default SearchParams; one run, medians of 3 repetitions.
+to decision 60, with the 2015 variants if asked); default SearchParams; one
+run, medians of 3 repetitions.
 """
 from __future__ import annotations
 
@@ -33,11 +34,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=20000)
     ap.add_argument("--baseline", type=int, default=60)
+    ap.add_argument("--variants", default="", help="2015 variants, comma-separated (default none)")
     args = ap.parse_args()
-    print(f"machine: {platform.machine()} python {platform.python_version()}; params: {SearchParams()}")
+    variants = [v for v in args.variants.split(",") if v]
+    print(f"machine: {platform.machine()} python {platform.python_version()}; params: {SearchParams()}"
+          + (f"; variants {','.join(variants)}" if variants else ""))
     print("\n| players | figure | value |\n|---|---|---:|")
     for players in (2, 4):
-        s = position(players)
+        s = position(players, variants=variants)
         seat = s.to_act
         obs = s.observation(seat)
         one = rate(ISMCTS(), obs, seat, args.iterations)
