@@ -61,6 +61,29 @@ NUM_ACTIONS = 6120
 VARIANTS = ("english", "buildings", "wonder")
 
 
+def parse_variants(text: str) -> tuple:
+    """Return the variants named in `text` (comma-separated; `none` or empty: none) in VARIANTS order.
+
+    Raises NotationError naming an unknown, repeated or empty name.
+    """
+    words = text.split(",")
+    if words == [""] or words == ["none"]:
+        return ()
+    expected = f"expected a comma-separated list of {', '.join(VARIANTS)} (or none)"
+    seen = []
+    for w in words:
+        if not w:
+            raise NotationError(f"{text!r} has an empty name; {expected}")
+        if w == "none":
+            raise NotationError(f"'none' cannot be combined with other variants in {text!r}")
+        if w not in VARIANTS:
+            raise NotationError(f"unknown variant {w!r}; {expected}")
+        if w in seen:
+            raise NotationError(f"variant {w!r} is named twice in {text!r}")
+        seen.append(w)
+    return tuple(v for v in VARIANTS if v in seen)
+
+
 def square_name(sq: int) -> str:
     """Return the name of a square index, e.g. 0 -> 'a1'."""
     if not 0 <= sq < SQUARES:

@@ -430,6 +430,10 @@ def main(argv=None) -> int:
     for nm in (args.a, args.b):
         if nm not in AGENTS:
             ap.error(f"unknown agent {nm!r}; known: {', '.join(AGENTS)}")
+    try:
+        variants = A.parse_variants(args.variants)
+    except A.NotationError as e:
+        ap.error(f"--variants: {e}")
     if args.a == args.b:
         ap.error("the two agents must differ (use --lineup for self-play seat tests)")
     factories = {args.a: AGENTS[args.a], args.b: AGENTS[args.b]}
@@ -450,7 +454,7 @@ def main(argv=None) -> int:
     try:
         res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
                         record_dir=args.record_dir, progress=progress, lineup=lineup,
-                        jobs=args.jobs, variants=args.variants)
+                        jobs=args.jobs, variants=variants)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ from typing import Optional
 import click
 
 import engine
+from engine import actions as A
 from engine.actions import VARIANTS
 from engine.errors import EngineError
 from engine.position import format_position, parse_position
@@ -163,22 +164,10 @@ def parse_variants(text: str) -> tuple:
     Raises click.BadParameter naming an unknown or repeated name, so that a
     command reports a usage error (exit status 2).
     """
-    words = [w.strip().lower() for w in text.split(",")]
-    if words == [""] or words == ["none"]:
-        return ()
-    expected = f"expected a comma-separated list of {', '.join(VARIANTS)} (or none)"
-    seen = []
-    for w in words:
-        if not w:
-            raise click.BadParameter(f"{text!r} has an empty name; {expected}")
-        if w == "none":
-            raise click.BadParameter(f"'none' cannot be combined with other variants in {text!r}")
-        if w not in VARIANTS:
-            raise click.BadParameter(f"unknown variant {w!r}; {expected}")
-        if w in seen:
-            raise click.BadParameter(f"variant {w!r} is named twice in {text!r}")
-        seen.append(w)
-    return tuple(v for v in VARIANTS if v in seen)
+    try:
+        return A.parse_variants(",".join(w.strip().lower() for w in text.split(",")))
+    except A.NotationError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def _variants_callback(ctx, param, value):

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from engine.actions import COLOURS, VARIANTS
+from engine.actions import COLOURS, parse_variants
+from engine.errors import NotationError
 from engine.boards import BOARD_NAMES
 from search.params import SearchParams
 
@@ -288,14 +289,12 @@ def _board(what: str, text: str) -> str:
 
 def _variants(what: str, text: str) -> tuple:
     """Parse a comma-separated list of 2015 variants (or `none`) into engine order."""
-    names = [] if text == "none" else text.split(",")
-    for name in names:
-        if name not in VARIANTS:
-            raise ProtocolError("bad-argument", f"{what}: unknown variant {echo(name)!r}; expected "
-                                                f"none or some of {','.join(VARIANTS)}")
-    if len(set(names)) != len(names):
-        raise ProtocolError("bad-argument", f"{what}: a variant is named twice in {echo(text)!r}")
-    return tuple(v for v in VARIANTS if v in names)
+    if len(text) > 64:
+        raise ProtocolError("bad-argument", f"{what}: {echo(text)!r} is not a list of variants")
+    try:
+        return parse_variants(text)
+    except NotationError as e:                  # names the bad word, repr-escaped
+        raise ProtocolError("bad-argument", f"{what}: {e}") from None
 
 
 def _newgame_args(args: dict) -> dict:
