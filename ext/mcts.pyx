@@ -17,6 +17,7 @@ from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
+                       PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND,
                        gen_legal, apply_unchecked, redeal_hidden, score_actions, evaluate,
                        random_playout, greedy_playout, splitmix64, CoreState,
                        eval_params_from, fix_needs)
@@ -28,6 +29,8 @@ cdef extern from *:
     int tne_read_flag(int* p) nogil
 
 cdef int MAX_PATH = 4096
+# worlds dealt to value a decision that starts a conflict in the look-ahead
+cdef int LOOKAHEAD_CONFLICT_WORLDS = 8
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -226,6 +229,9 @@ cdef class Tree:
         for i in range(n):
             memcpy(&child, s, sizeof(GameState))
             apply_unchecked(&child, legal[i])
+            if self.params.rollout_settle and child.phase != PH_ACTION and child.phase != PH_OVER:
+                value[i] = self._settled_value(&child, me, legal[i]) + 1e-4 * sc[i]
+                continue
             evaluate(&child, &self.params.eval, rewards)
             value[i] = rewards[me] + 1e-4 * sc[i]
         # insertion sort, best first (a few hundred entries)
@@ -243,6 +249,32 @@ cdef class Tree:
         for i in range(n):
             out_values[i] = <float>value[i]
         return n
+
+    cdef double _settled_value(self, GameState* child, int me, int32_t action) noexcept nogil:
+        """Value for `me` of a decision that leaves a conflict or choice pending: play it out first.
+
+        The evaluation cannot see a pending conflict (a leader that starts a
+        revolt looks like a leader in a big kingdom), so the look-ahead plays
+        it out greedily, in several worlds dealt from what `me` knows when
+        the outcome hangs on hidden tiles.
+        """
+        cdef GameState w
+        cdef float rewards[MAX_PLAYERS]
+        cdef uint64_t rng = self.rng ^ ((<uint64_t>action + 1) * 0x9E3779B97F4A7C15ULL)
+        cdef int k, steps, worlds = 1
+        cdef double total = 0.0
+        if child.phase in (PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND):
+            worlds = LOOKAHEAD_CONFLICT_WORLDS
+        for k in range(worlds):
+            memcpy(&w, child, sizeof(GameState))
+            redeal_hidden(&w, me, &rng)
+            steps = 0
+            while w.phase != PH_ACTION and w.phase != PH_OVER and steps < 16:
+                greedy_playout(&w, &rng, 1, 0.0)
+                steps += 1
+            evaluate(&w, &self.params.eval, rewards)
+            total += rewards[me]
+        return total / worlds
 
     cdef inline uint64_t _signature(self, int32_t* legal, int n) noexcept nogil:
         cdef uint64_t sig = <uint64_t>n

@@ -24,7 +24,10 @@ class SearchParams:
     # Decisions played in a rollout before the heuristic evaluation.
     rollout_depth: int = 3
     # Play on past rollout_depth until no conflict or choice is pending (the
-    # evaluation cannot see one), at most 16 more decisions.
+    # evaluation cannot see one), at most 16 more decisions; the look-ahead
+    # that orders the searcher's own decisions then also plays out a conflict
+    # a decision starts (greedily, in 8 worlds dealt from what it knows)
+    # instead of valuing a revolt as a leader in a big kingdom.
     rollout_settle: bool = True
     # Rollout policy: "greedy" (ε-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"

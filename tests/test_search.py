@@ -237,3 +237,34 @@ def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder(
         on = core._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights())
         assert on[seat] > off[seat]
         assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
+
+
+def test_look_ahead_plays_out_the_revolt_a_leader_would_start():
+    """Seat 0 holds no red tile: any green leader by 1g's kingdom starts a revolt it loses (1 temple v 2).
+
+    Valued as it stands, such a leader looks like a leader in a big kingdom
+    and the look-ahead ordered it among the first decisions to try; played
+    out (rollout_settle), it is valued as the lost revolt it is.
+    """
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from diagram import position
+    s = engine.State.from_snapshot(position("""
+        e  f  g  h  i  j
+    5   .  g  g  g  g  .
+    6   .  r  1g r  .  .
+    7   .  .  g  .  .  .
+    """, turn_owner=0, hands=["kkbbgg", "rrrkkb"]))
+
+    def starts_revolt(action):
+        child = s.clone()
+        child.apply(action)
+        return child.phase == "revolt_attack"
+
+    tried = {}
+    for settle in (False, True):
+        r = ISMCTS(SearchParams().with_changes(rollout_settle=settle)).search(
+            s.observation(0), 0, Limits(iterations=40), seed=1)
+        tried[settle] = [c.action for c in r.candidates if c.visits > 0]
+    assert any(starts_revolt(a) for a in tried[False])
+    assert not any(starts_revolt(a) for a in tried[True])
