@@ -58,9 +58,10 @@ class SearchParams:
     eval_centre: float = 1.0
     # Weight of the end coming nearer (treasures taken, bag drawn, 0..1) for a
     # seat that leads at the root (less for one behind), in margin units at a
-    # lead of 2 or more. 0 (off) until measured as the default: 4 won 0.680
-    # against 0.618 on the same 200 deals (docs/strength.md).
-    endgame: float = 0.0
+    # lead of 2 or more. 4 won 0.680 against 0.618 on the same 200 deals, and
+    # 0.710 against 0.695 with the conflicts played out in the look-ahead;
+    # 8 gave 0.625 (docs/strength.md).
+    endgame: float = 4.0
     # The 2015 variants (nothing changes without them): per leader whose
     # kingdom holds its colour's building (its tiles score double there),
     # added to its prospects like `monument`; and wonder * max need for a king

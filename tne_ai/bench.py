@@ -107,7 +107,8 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {params.rollout_policy} "
          f"rollouts of {params.rollout_depth} decisions, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
-         f"{', evaluation centred on the root' if params.eval_centre else ''}), 1 worker, "
+         f"{', evaluation centred on the root' if params.eval_centre else ''}"
+         f"{f', endgame weight {params.endgame:g}' if params.endgame else ''}), 1 worker, "
          f"{iterations} iterations per position, seed 0")
     echo("")
     echo("| players | playouts | decisions | mean game length | games/s | decisions/s |")
