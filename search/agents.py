@@ -105,6 +105,11 @@ def hyper_at_least(total: int, good: int, drawn: int, k: int) -> float:
     return p / denom
 
 
+def connects(cell: int) -> bool:
+    """Return whether a cell value joins groups: a tile face up or down, or the wonder (R-KING-1)."""
+    return cell != 0 and cell != 9
+
+
 def temples_beside(cells, sq: int) -> int:
     """Return the face-up red tiles edge-adjacent to a square (revolt base strength)."""
     return sum(1 for n in NB[sq] if cells[n] == 1 + RED)
@@ -122,7 +127,7 @@ def side_supporters(cells, leader_squares, start: int, hole: int, colour: int) -
             if n in seen:
                 continue
             v = cells[n]
-            if 1 <= v <= 8 or n in leader_squares:
+            if connects(v) or n in leader_squares:
                 seen.add(n)
                 stack.append(n)
                 if v == up:
@@ -185,7 +190,7 @@ class _Board:
                 for n in NB[sq]:
                     if label[n] < 0:
                         vn = cells[n]
-                        if 1 <= vn <= 8 or n in leader_at:
+                        if connects(vn) or n in leader_at:
                             label[n] = gid
                             stack.append(n)
             groups.append((up, lds, mons, ntre))

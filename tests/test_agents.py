@@ -176,3 +176,15 @@ def test_greedy_beats_random():
     st = res.stats["greedy"]
     assert st.games == 40 and st.forfeits == 0
     assert st.win_share >= 0.9, res.table()
+
+
+def test_greedy_counts_supporters_through_the_wonder_R_VAR_WONDER_2():
+    """The wonder connects like tiles: a black tile beyond it supports the king (else greedy's
+    English commitment, computed from these bases, is not a legal count)."""
+    from search.agents import side_supporters
+    cells = [0] * 176
+    king, wonder, tile = 5 * 16 + 4, 5 * 16 + 5, 5 * 16 + 6      # e6, f6, g6 in a row
+    cells[wonder], cells[tile] = 10, 1
+    assert side_supporters(cells, {king}, king, -1, 0) == 1
+    cells[wonder] = 9                                               # a catastrophe cuts it
+    assert side_supporters(cells, {king}, king, -1, 0) == 0
