@@ -456,6 +456,7 @@ def test_a_variant_match_between_two_tne_ai_bots(tmp_path):
         text = (rec / fn).read_text()
         assert "[variants english,buildings,wonder]" in text
         state, actions = replay_record(text, engine.new_game)
-        assert state.variants == ["english", "buildings", "wonder"] and len(actions) == 200
+        assert state.variants == ["english", "buildings", "wonder"]
+        assert len(actions) == 200 or (state.is_terminal() and len(actions) < 200)   # capped, or over
         decisions += [engine.format_action(a).split()[0] for a in actions]
     assert {"building", "nobuilding"} & set(decisions)     # the engines made variant decisions
