@@ -56,6 +56,9 @@ NO_WONDER = 6115
 WONDER_POINT_BASE = 6116
 NUM_ACTIONS = 6120
 
+# the kinds written `<kind> <colour> <square>`, and their bases
+COLOUR_SQUARE_BASES = {"tile": TILE_BASE, "leader": LEADER_BASE, "building": BUILDING_BASE}
+
 # the 2015 edition's variants (R-VAR-*), each switchable alone; the order is
 # their bit order in the state (bit i = VARIANTS[i])
 VARIANTS = ("english", "buildings", "wonder")
@@ -175,12 +178,9 @@ def kind(action: int) -> str:
 def format_action(action: int) -> str:
     """Format an action int as text, e.g. 'tile r f7'."""
     k = kind(action)
-    if k == "tile":
-        c, sq = divmod(action - TILE_BASE, SQUARES)
-        return f"tile {COLOURS[c]} {square_name(sq)}"
-    if k == "leader":
-        c, sq = divmod(action - LEADER_BASE, SQUARES)
-        return f"leader {COLOURS[c]} {square_name(sq)}"
+    if k in COLOUR_SQUARE_BASES:
+        c, sq = divmod(action - COLOUR_SQUARE_BASES[k], SQUARES)
+        return f"{k} {COLOURS[c]} {square_name(sq)}"
     if k == "withdraw":
         return f"withdraw {COLOURS[action - WITHDRAW_BASE]}"
     if k == "cat":
@@ -201,9 +201,6 @@ def format_action(action: int) -> str:
         return k
     if k == "treasure":
         return f"treasure {square_name(action - TREASURE_BASE)}"
-    if k == "building":
-        c, sq = divmod(action - BUILDING_BASE, SQUARES)
-        return f"building {COLOURS[c]} {square_name(sq)}"
     if k == "wonder":
         return f"wonder {square_name(action - WONDER_BASE)}"
     return f"wonderpoint {COLOURS[action - WONDER_POINT_BASE]}"
@@ -222,10 +219,9 @@ def parse_action(text: str) -> int:
         if len(args) != n:
             raise NotationError(f"{verb!r} takes {n} argument(s), got {len(args)}: {text!r}")
 
-    if verb in ("tile", "leader"):
+    if verb in COLOUR_SQUARE_BASES:
         need(2)
-        base = TILE_BASE if verb == "tile" else LEADER_BASE
-        return base + parse_colour(args[0]) * SQUARES + parse_square(args[1])
+        return COLOUR_SQUARE_BASES[verb] + parse_colour(args[0]) * SQUARES + parse_square(args[1])
     if verb == "withdraw":
         need(1)
         return WITHDRAW_BASE + parse_colour(args[0])
@@ -261,9 +257,6 @@ def parse_action(text: str) -> int:
     if verb == "treasure":
         need(1)
         return TREASURE_BASE + parse_square(args[0])
-    if verb == "building":
-        need(2)
-        return BUILDING_BASE + parse_colour(args[0]) * SQUARES + parse_square(args[1])
     if verb in ("nobuilding", "nowonder"):
         need(0)
         return NO_BUILDING if verb == "nobuilding" else NO_WONDER
