@@ -56,8 +56,12 @@ NO_WONDER = 6115
 WONDER_POINT_BASE = 6116
 NUM_ACTIONS = 6120
 
-# the kinds written `<kind> <colour> <square>`, and their bases
+# the kinds by how they are written, and their ints: `<kind> <colour> <square>`,
+# `<kind> <colour>`, `<kind> <square>`, `<kind>`
 COLOUR_SQUARE_BASES = {"tile": TILE_BASE, "leader": LEADER_BASE, "building": BUILDING_BASE}
+COLOUR_BASES = {"withdraw": WITHDRAW_BASE, "war": WAR_BASE, "wonderpoint": WONDER_POINT_BASE}
+SQUARE_BASES = {"cat": CAT_BASE, "treasure": TREASURE_BASE, "wonder": WONDER_BASE}
+NO_ARGUMENT = {"pass": PASS, "nomonument": NO_MONUMENT, "nobuilding": NO_BUILDING, "nowonder": NO_WONDER}
 
 # the 2015 edition's variants (R-VAR-*), each switchable alone; the order is
 # their bit order in the state (bit i = VARIANTS[i])
@@ -181,29 +185,19 @@ def format_action(action: int) -> str:
     if k in COLOUR_SQUARE_BASES:
         c, sq = divmod(action - COLOUR_SQUARE_BASES[k], SQUARES)
         return f"{k} {COLOURS[c]} {square_name(sq)}"
-    if k == "withdraw":
-        return f"withdraw {COLOURS[action - WITHDRAW_BASE]}"
-    if k == "cat":
-        return f"cat {square_name(action - CAT_BASE)}"
+    if k in COLOUR_BASES:
+        return f"{k} {COLOURS[action - COLOUR_BASES[k]]}"
+    if k in SQUARE_BASES:
+        return f"{k} {square_name(action - SQUARE_BASES[k])}"
+    if k in NO_ARGUMENT:
+        return k
     if k == "swap":
         return "swap " + "".join(COLOURS[c] * n for c, n in enumerate(swap_counts(action)))
-    if k == "pass":
-        return "pass"
     if k == "commit":
         return f"commit {action - COMMIT_BASE}"
-    if k == "war":
-        return f"war {COLOURS[action - WAR_BASE]}"
-    if k == "monument":
-        m, sq = divmod(action - MONUMENT_BASE, SQUARES)
-        a, b = MONUMENTS[m]
-        return f"monument {COLOURS[a]}{COLOURS[b]} {square_name(sq)}"
-    if k in ("nomonument", "nobuilding", "nowonder"):
-        return k
-    if k == "treasure":
-        return f"treasure {square_name(action - TREASURE_BASE)}"
-    if k == "wonder":
-        return f"wonder {square_name(action - WONDER_BASE)}"
-    return f"wonderpoint {COLOURS[action - WONDER_POINT_BASE]}"
+    m, sq = divmod(action - MONUMENT_BASE, SQUARES)          # monument
+    a, b = MONUMENTS[m]
+    return f"monument {COLOURS[a]}{COLOURS[b]} {square_name(sq)}"
 
 
 def parse_action(text: str) -> int:
@@ -222,48 +216,30 @@ def parse_action(text: str) -> int:
     if verb in COLOUR_SQUARE_BASES:
         need(2)
         return COLOUR_SQUARE_BASES[verb] + parse_colour(args[0]) * SQUARES + parse_square(args[1])
-    if verb == "withdraw":
+    if verb in COLOUR_BASES:
         need(1)
-        return WITHDRAW_BASE + parse_colour(args[0])
-    if verb == "cat":
+        return COLOUR_BASES[verb] + parse_colour(args[0])
+    if verb in SQUARE_BASES:
         need(1)
-        return CAT_BASE + parse_square(args[0])
+        return SQUARE_BASES[verb] + parse_square(args[0])
+    if verb in NO_ARGUMENT:
+        need(0)
+        return NO_ARGUMENT[verb]
     if verb == "swap":
         need(1)
         counts = [0, 0, 0, 0]
         for ch in args[0]:
             counts[parse_colour(ch)] += 1
         return swap_action(counts)
-    if verb == "pass":
-        need(0)
-        return PASS
     if verb == "commit":
         need(1)
         if not args[0].isdigit() or int(args[0]) > MAX_COMMIT:
             raise NotationError(f"bad commit count {args[0]!r}: expected 0-{MAX_COMMIT}")
         return COMMIT_BASE + int(args[0])
-    if verb == "war":
-        need(1)
-        return WAR_BASE + parse_colour(args[0])
     if verb == "monument":
         need(2)
         if len(args[0]) != 2:
             raise NotationError(f"bad monument {args[0]!r}: expected two colour letters, e.g. rk")
         m = monument_index(parse_colour(args[0][0]), parse_colour(args[0][1]))
         return MONUMENT_BASE + m * SQUARES + parse_square(args[1])
-    if verb == "nomonument":
-        need(0)
-        return NO_MONUMENT
-    if verb == "treasure":
-        need(1)
-        return TREASURE_BASE + parse_square(args[0])
-    if verb in ("nobuilding", "nowonder"):
-        need(0)
-        return NO_BUILDING if verb == "nobuilding" else NO_WONDER
-    if verb == "wonder":
-        need(1)
-        return WONDER_BASE + parse_square(args[0])
-    if verb == "wonderpoint":
-        need(1)
-        return WONDER_POINT_BASE + parse_colour(args[0])
     raise NotationError(f"unknown action verb {verb!r} in {text!r}")

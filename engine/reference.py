@@ -1155,20 +1155,21 @@ class State:
 
     # monument ----------------------------------------------------------------
 
+    def _offer(self, options, phase):
+        """Ask the turn owner to choose in `phase` if there are options; return whether it was asked."""
+        if options:
+            self._phase = phase
+            self._to_act = self._turn_owner
+        return bool(options)
+
     def _building_check(self):
         """R-VAR-BLD-2: offer the placed tile's building, else go to the monument check."""
-        if self._building_options():
-            self._phase = "building"
-            self._to_act = self._turn_owner
-        else:
+        if not self._offer(self._building_options(), "building"):
             self._monument_check()
 
     def _monument_check(self):
         """R-MON-1: offer a monument for the placed tile, else go to the wonder check."""
-        if self._monument_options():
-            self._phase = "monument"
-            self._to_act = self._turn_owner
-        else:
+        if not self._offer(self._monument_options(), "monument"):
             self._wonder_check()
 
     def _do_monument(self, m, top_left):
@@ -1183,10 +1184,7 @@ class State:
 
     def _wonder_check(self):
         """R-VAR-WONDER-1: offer the wonder for the placed tile, else go to the treasures."""
-        if self._wonder_options():
-            self._phase = "wonder"
-            self._to_act = self._turn_owner
-        else:
+        if not self._offer(self._wonder_options(), "wonder"):
             self._treasure_check()
 
     def _do_wonder(self, centre):

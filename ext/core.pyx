@@ -1651,15 +1651,11 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
             else:
                 scores[i] = 0
     elif s.phase in (PH_REVOLT_ATTACK, PH_WAR_ATTACK, PH_REVOLT_DEFEND, PH_WAR_DEFEND):
-        c = commit_colour(s)
-        att = side_strength(s, s.c_att_leader, s.c_colour)
-        dfd = side_strength(s, s.c_def_leader, s.c_colour)
-        if s.phase == PH_REVOLT_ATTACK or s.phase == PH_WAR_ATTACK:
-            need = dfd - att + 1           # wins against the defender's base
-        else:
-            need = att + s.c_att_commit - dfd   # ties, and a tie is the defender's
-            if need < 0:
-                need = 0
+        # the attacker's need beats the defender's base; the defender's ties,
+        # and a tie is the defender's
+        need = exact_commitment(s)
+        if need < 0:
+            need = 0
         for i in range(n):
             a = actions[i] - A_COMMIT
             if a == need:
