@@ -1591,10 +1591,46 @@ cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdom
                 root = r
     return root if n_kingdoms[0] == 1 else -1
 
+cdef int8_t war_prior(GameState* s, int p, int colour, int sq, uint8_t* mark, int8_t* kown,
+                      uint8_t* supporters) noexcept nogil:
+    """Prior of a tile that unites two kingdoms: by the seat's worst war margin (R-WAR-2, R-WAR-3).
+
+    kown[root*4 + c] is the owner of the leader of colour c in kingdom root,
+    supporters[root*4 + c] its face-up tiles of colour c: before the tile is
+    placed each kingdom is exactly one side of the war.
+    """
+    cdef int roots[4]
+    cdef int nr = 0, k, c, mine, other, margin, worst = 99
+    for k in range(NB_N[sq]):
+        if is_occupied(s, NB[sq][k]) and mark[uf_find(s, NB[sq][k])]:
+            nr = add_distinct(roots, nr, uf_find(s, NB[sq][k]))
+    if nr != 2:
+        return 6
+    for c in range(4):
+        if kown[roots[0] * 4 + c] < 0 or kown[roots[1] * 4 + c] < 0:
+            continue
+        if kown[roots[0] * 4 + c] == p:
+            mine, other = roots[0], roots[1]
+        elif kown[roots[1] * 4 + c] == p:
+            mine, other = roots[1], roots[0]
+        else:
+            continue
+        margin = (supporters[mine * 4 + c] + s.hand[p][c] - (1 if c == colour else 0)
+                  - supporters[other * 4 + c])
+        if margin < worst:
+            worst = margin
+    if worst == 99:
+        return 6                       # a war between others, or none
+    return 12 if worst >= 3 else (9 if worst >= 1 else 1)
+
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil:
     """Give each legal decision a cheap prior in 0..15 (higher first) for widening and rollouts.
 
-    Tiles that score for the seat to act rank first, then leaders next to
+    A conflict the seat would start ranks by its odds on the public
+    strengths and the seat's own tiles: first of all when it leads by 3 or
+    more, above its scoring tiles when it leads, last when it does not (the
+    defender's hidden tiles decide close ones, and a tie is the defender's).
+    Tiles that score for the seat to act rank next, then leaders next to
     temples, then neutral tiles; catastrophes, swaps and passing rank last.
     Commitments prefer the smallest one that wins against what is known.
     """
@@ -1602,6 +1638,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     cdef int need_v[4]
     cdef uint8_t mark[NSQ]
     cdef int8_t kown[NSQ][4]
+    cdef uint8_t supporters[NSQ][4]
     cdef bint touches
     cdef BB ls
     if s.phase == PH_ACTION:
@@ -1611,14 +1648,19 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
         while bb_any(ls):
             sq = bb_pop(&ls)
             kown[uf_find(s, sq)][(s.leader_at[sq] - 1) & 3] = (s.leader_at[sq] - 1) >> 2
+        memset(supporters, 0, sizeof(supporters))
+        for c in range(4):
+            ls = s.up[c]
+            while bb_any(ls):
+                supporters[uf_find(s, bb_pop(&ls))][c] += 1
         for i in range(n):
             a = actions[i]
             if a < A_LEADER:
                 c = a // NSQ
                 sq = a % NSQ
                 root = single_kingdom_root(s, sq, mark, &nk, &touches)
-                if nk == 2:
-                    scores[i] = 6
+                if nk >= 2:
+                    scores[i] = war_prior(s, p, c, sq, mark, &kown[0][0], &supporters[0][0])
                 elif nk == 1:
                     owner = kown[root][c]
                     if owner < 0:
@@ -1637,7 +1679,10 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 t = bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
                 root = single_kingdom_root(s, sq, mark, &nk, &touches)
                 if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
-                    scores[i] = 7 if s.hand[p][RED] + t >= 3 else 3
+                    # R-REV-2: temples beside each leader; the attacker adds its reds
+                    att = t + s.hand[p][RED] - bb_count(bb_and(
+                        bb_neighbours(bb_square(s.leader_sq[kown[root][c]][c])), s.up[RED]))
+                    scores[i] = 12 if att >= 3 else (8 if att >= 1 else 2)
                 else:
                     scores[i] = 6 + (2 if t >= 2 else t) + (1 if touches else 0)
                 if s.leader_sq[p][c] >= 0:
