@@ -199,6 +199,12 @@ ctypedef struct EvalParams:
     # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
     float building
     float wonder
+    # exposure: two kingdoms one empty square apart, each with a leader of a
+    # colour owned by different seats, are one tile from a war (R-WAR-1..4);
+    # each side's leader prospects are discounted by its chance of losing it
+    # (from the supporter difference) and its points credited with the chance
+    # of winning (1 + the other side's supporters), times exposure
+    float exposure
 
 cdef BoardData BOARDS[2]
 

@@ -70,6 +70,12 @@ class SearchParams:
     # wonder's free choice of colour about one.
     building: float = 0.8
     wonder: float = 1.5
+    # Wars one tile away (two kingdoms with leaders of one colour owned by
+    # different seats, one empty square apart): each side's leader is
+    # discounted by its chance of losing it (even, moved a sixth per
+    # supporter of difference) and credited with its chance of winning the
+    # other side's supporters; times this weight (0: off).
+    exposure: float = 0.0
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -103,4 +109,5 @@ class SearchParams:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
-                self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder)
+                self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder,
+                self.exposure)

@@ -325,3 +325,30 @@ def test_cheap_prior_ranks_a_revolt_by_its_odds():
     """, hands=["kkbbgg", None])
     assert strong["leader g f5"] == max(strong.values())
     assert weak["leader g f5"] < weak["leader k f5"]        # the same square without a revolt
+
+
+
+def test_exposure_values_a_war_one_tile_away_by_its_supporters():
+    """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from diagram import position
+    from ext import core
+
+    def values(diagram, exposure):
+        s = engine.State.from_snapshot(position(diagram, turn_owner=0, outside="empty"))
+        return core._seat_values(s, SearchParams().with_changes(exposure=exposure).eval_weights())
+
+    near = """
+        a  b  c  d  e
+    5   0k k  .  1k .
+    6   r  k  .  r  .
+    """
+    far = """
+        a  b  c  d  e
+    5   0k k  .  .  1k
+    6   r  k  .  .  r
+    """
+    off, on = values(near, 0.0), values(near, 1.0)
+    assert on[0] > off[0] and on[1] < off[1]
+    assert values(far, 1.0) == values(far, 0.0)
