@@ -1686,7 +1686,8 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 else:
                     scores[i] = 6 + (2 if t >= 2 else t) + (1 if touches else 0)
                 if s.leader_sq[p][c] >= 0:
-                    scores[i] -= 3
+                    # moving a leader gives up where it stands; priors stay in 0..15
+                    scores[i] = scores[i] - 3 if scores[i] > 3 else 0
             elif a < A_CAT:
                 scores[i] = 1
             elif a < A_SWAP:

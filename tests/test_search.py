@@ -352,3 +352,17 @@ def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     off, on = values(near, 0.0), values(near, 1.0)
     assert on[0] > off[0] and on[1] < off[1]
     assert values(far, 1.0) == values(far, 0.0)
+
+
+def test_cheap_prior_stays_in_its_sixteen_buckets():
+    """Every prior is in 0..15 (the tree buckets by it): a losing revolt by a leader already on the board once gave -1."""
+    from ext import core
+    seen = set()
+    for game in range(40):
+        s = engine.new_game(2 + game % 3, game)
+        rng = random.Random(game)
+        while not s.is_terminal():
+            priors = core._score_actions(s).values()
+            seen.update(priors)
+            s.apply(rng.choice(s.legal_actions()))
+    assert min(seen) >= 0 and max(seen) <= 15
