@@ -240,9 +240,12 @@ cdef inline int add_distinct(int* items, int n, int value) noexcept nogil:
     items[n] = value
     return n + 1
 
-cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept nogil:
-    """Count the distinct kingdoms among the groups next to an empty square."""
-    cdef int roots[4]
+cdef inline int temples_beside(GameState* s, int sq) noexcept nogil:
+    """Count the face-up temples next to a square (a leader's revolt strength, R-REV-2)."""
+    return bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+
+cdef inline int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil:
+    """Write the distinct kingdoms among the groups next to an empty square; return how many."""
     cdef int n = 0, k, n_sq, r
     for k in range(NB_N[sq]):
         n_sq = NB[sq][k]
@@ -251,6 +254,23 @@ cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept no
             if mark[r]:
                 n = add_distinct(roots, n, r)
     return n
+
+cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept nogil:
+    """Count the distinct kingdoms among the groups next to an empty square."""
+    cdef int roots[4]
+    return kingdom_roots(s, sq, mark, roots)
+
+cdef inline void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil:
+    """count[root][c] = face-up tiles of colour c in the group of root (capped at 255)."""
+    cdef BB b
+    cdef int c, r
+    memset(count, 0, NSQ * 4 * sizeof(uint8_t))
+    for c in range(4):
+        b = s.up[c]
+        while bb_any(b):
+            r = uf_find(s, bb_pop(&b))
+            if count[r][c] < 255:
+                count[r][c] += 1
 
 cdef BB flood(BB start, BB passable) noexcept nogil:
     """The part of passable connected to start (start included)."""
@@ -574,7 +594,7 @@ cdef int side_strength(GameState* s, int leader_sq, int c) noexcept nogil:
     """Base strength of a leader in the pending conflict (R-REV-2, R-WAR-3)."""
     cdef BB passable
     if s.c_kind == CONFLICT_REVOLT:
-        return bb_count(bb_and(bb_neighbours(bb_square(leader_sq)), s.up[RED]))
+        return temples_beside(s, leader_sq)
     passable = occupied(s)
     bb_clear(&passable, s.unification)
     return bb_count(bb_and(flood(bb_square(leader_sq), passable), s.up[c]))
@@ -920,8 +940,8 @@ cdef void resolve_war(GameState* s, int def_commit) noexcept nogil:
 
 cdef void resolve_revolt(GameState* s, int def_commit) noexcept nogil:
     cdef int att_str, def_str, loser, winner
-    att_str = bb_count(bb_and(bb_neighbours(bb_square(s.c_att_leader)), s.up[RED])) + s.c_att_commit
-    def_str = bb_count(bb_and(bb_neighbours(bb_square(s.c_def_leader)), s.up[RED])) + def_commit
+    att_str = temples_beside(s, s.c_att_leader) + s.c_att_commit
+    def_str = temples_beside(s, s.c_def_leader) + def_commit
     if att_str > def_str:
         winner = s.c_attacker
         loser = s.c_defender
@@ -1600,11 +1620,8 @@ cdef int8_t war_prior(GameState* s, int p, int colour, int sq, uint8_t* mark, in
     placed each kingdom is exactly one side of the war.
     """
     cdef int roots[4]
-    cdef int nr = 0, k, c, mine, other, margin, worst = 99
-    for k in range(NB_N[sq]):
-        if is_occupied(s, NB[sq][k]) and mark[uf_find(s, NB[sq][k])]:
-            nr = add_distinct(roots, nr, uf_find(s, NB[sq][k]))
-    if nr != 2:
+    cdef int c, mine, other, margin, worst = 99
+    if kingdom_roots(s, sq, mark, roots) != 2:
         return 6
     for c in range(4):
         if kown[roots[0] * 4 + c] < 0 or kown[roots[1] * 4 + c] < 0:
@@ -1639,7 +1656,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     cdef uint8_t mark[NSQ]
     cdef int8_t kown[NSQ][4]
     cdef uint8_t supporters[NSQ][4]
-    cdef bint touches
+    cdef bint touches, counted = False
     cdef BB ls
     if s.phase == PH_ACTION:
         mark_kingdoms(s, mark)
@@ -1648,11 +1665,6 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
         while bb_any(ls):
             sq = bb_pop(&ls)
             kown[uf_find(s, sq)][(s.leader_at[sq] - 1) & 3] = (s.leader_at[sq] - 1) >> 2
-        memset(supporters, 0, sizeof(supporters))
-        for c in range(4):
-            ls = s.up[c]
-            while bb_any(ls):
-                supporters[uf_find(s, bb_pop(&ls))][c] += 1
         for i in range(n):
             a = actions[i]
             if a < A_LEADER:
@@ -1660,6 +1672,9 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 sq = a % NSQ
                 root = single_kingdom_root(s, sq, mark, &nk, &touches)
                 if nk >= 2:
+                    if not counted:             # only a uniting tile needs them
+                        count_by_kingdom(s, supporters)
+                        counted = True
                     scores[i] = war_prior(s, p, c, sq, mark, &kown[0][0], &supporters[0][0])
                 elif nk == 1:
                     owner = kown[root][c]
@@ -1676,12 +1691,11 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
             elif a < A_WITHDRAW:
                 c = (a - A_LEADER) // NSQ
                 sq = (a - A_LEADER) % NSQ
-                t = bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+                t = temples_beside(s, sq)
                 root = single_kingdom_root(s, sq, mark, &nk, &touches)
                 if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
                     # R-REV-2: temples beside each leader; the attacker adds its reds
-                    att = t + s.hand[p][RED] - bb_count(bb_and(
-                        bb_neighbours(bb_square(s.leader_sq[kown[root][c]][c])), s.up[RED]))
+                    att = t + s.hand[p][RED] - temples_beside(s, s.leader_sq[kown[root][c]][c])
                     scores[i] = 12 if att >= 3 else (8 if att >= 1 else 2)
                 else:
                     scores[i] = 6 + (2 if t >= 2 else t) + (1 if touches else 0)
@@ -1797,7 +1811,7 @@ cdef void exposure_terms(GameState* s, const EvalParams* ep, uint8_t (*up_count)
     cdef int lroot[24]
     cdef int nk = 0, nl = 0, i, j, sq, r, p, q, c, si, sj
     cdef float win
-    cdef BB b, empty
+    cdef BB b, empty, occ = occupied(s)
     memset(kidx, 0xff, sizeof(kidx))
     b = s.leaders
     while bb_any(b):
@@ -1812,13 +1826,13 @@ cdef void exposure_terms(GameState* s, const EvalParams* ep, uint8_t (*up_count)
         nl += 1
     if nk < 2:
         return
-    b = occupied(s)
+    b = occ
     while bb_any(b):
         sq = bb_pop(&b)
         r = uf_find(s, sq)
         if kidx[r] >= 0:
             bb_set(&kingdom[kidx[r]], sq)
-    empty = bb_andnot(ALL_SQUARES, bb_or(occupied(s), s.cats))
+    empty = bb_andnot(ALL_SQUARES, bb_or(occ, s.cats))
     for i in range(nk):
         kingdom[i] = bb_and(bb_neighbours(kingdom[i]), empty)      # its frontier
     for i in range(nl):
@@ -1859,14 +1873,8 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept 
         vals[p] = base + ep.catastrophe * s.cats_left[p]
     if not bb_any(s.leaders):
         return
-    memset(up_count, 0, sizeof(up_count))
+    count_by_kingdom(s, up_count)
     memset(tre_count, 0, sizeof(tre_count))
-    for c in range(4):
-        b = s.up[c]
-        while bb_any(b):
-            r = uf_find(s, bb_pop(&b))
-            if up_count[r][c] < 255:
-                up_count[r][c] += 1
     b = s.treasure
     while bb_any(b):
         tre_count[uf_find(s, bb_pop(&b))] += 1
@@ -1876,7 +1884,7 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept 
         p = (s.leader_at[sq] - 1) >> 2
         c = (s.leader_at[sq] - 1) & 3
         r = uf_find(s, sq)
-        t = bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+        t = temples_beside(s, sq)
         v = ep.leader + ep.temple * (4 if t > 4 else t) + ep.supporter * (12 if up_count[r][c] > 12 else up_count[r][c])
         nmon = 0
         for m in range(6):
