@@ -1640,6 +1640,32 @@ cdef int8_t war_prior(GameState* s, int p, int colour, int sq, uint8_t* mark, in
         return 6                       # a war between others, or none
     return 12 if worst >= 3 else (9 if worst >= 1 else 1)
 
+cdef int attacker_sure_commitment(GameState* s, int need) noexcept nogil:
+    """The attacker's commitment that beats the most the defender could add, or all it has; -1 if none.
+
+    Committing only what beats the defender's base loses to any tile the
+    defender adds (a tie is the defender's, R-REV-4, R-WAR-4), so a policy
+    that does so starts conflicts it then loses. The defender holds at most
+    its hand (public size) of the colour, and no more of it than the
+    attacker has not seen. Returns -1 outside an attack, or when the
+    attacker cannot even beat the base (commit nothing then).
+    """
+    cdef int c, most, total, have, want
+    if s.phase != PH_REVOLT_ATTACK and s.phase != PH_WAR_ATTACK:
+        return -1
+    c = commit_colour(s)
+    have = s.hand[s.to_act][c]
+    if have < need:
+        return -1
+    total = s.hand[s.c_defender][0] + s.hand[s.c_defender][1] + s.hand[s.c_defender][2] + s.hand[s.c_defender][3]
+    most = (TILE_TOTALS[c] - bb_count(s.up[c]) - <int>s.discarded[c] - have)
+    if most > total:
+        most = total
+    if most < 0:
+        most = 0
+    want = need + most
+    return have if want > have else want
+
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil:
     """Give each legal decision a cheap prior in 0..15 (higher first) for widening and rollouts.
 
@@ -1716,9 +1742,12 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
         need = exact_commitment(s)
         if need < 0:
             need = 0
+        sure = attacker_sure_commitment(s, need)
         for i in range(n):
             a = actions[i] - A_COMMIT
-            if a == need:
+            if a == sure:
+                scores[i] = 9
+            elif a == need:
                 scores[i] = 8
             elif a == 0:
                 scores[i] = 6

@@ -488,6 +488,10 @@ cdef class Tree:
     def node_size():
         return sizeof(Node) + 2 * (sizeof(uint64_t) + sizeof(int32_t))
 
+    def lookahead_order(self):
+        """Return [(action, look-ahead value)] of the root's decisions, best first (analysis)."""
+        return [(self.root_order[i], self.root_values[i]) for i in range(self.root_n)]
+
     def root_visits(self):
         return self.nodes[self.root].visits
 

@@ -328,6 +328,38 @@ def test_cheap_prior_ranks_a_revolt_by_its_odds():
 
 
 
+def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
+    """0k attacks 1k (2 supporters to none): it commits past the base by the most black 1 could hold (R-WAR-4).
+
+    One black tile already beats the base, but a tie is the defender's, so a
+    rollout that committed only that lost to any black tile in 1's hand; the
+    look-ahead then ranked wars it would win below quiet moves.
+    """
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from diagram import position
+    from engine.actions import format_action
+    from ext import core
+    war = """
+        a  b  c  d  e
+    5   0k k  .  1k .
+    6   r  k  .  r  .
+    """
+
+    def attack_priors(discarded=""):
+        s = engine.State.from_snapshot(position(war, turn_owner=0, outside="empty",
+                                                hands=["kkkkkr", "bbggrr"], discarded=discarded))
+        s.apply_text("tile k c5")
+        assert (s.phase, s.to_act) == ("war_attack", 0)
+        return {format_action(a): v for a, v in core._score_actions(s).items()}
+
+    full = attack_priors()              # 1's 6 tiles could all be black: 4 is all 0 has
+    assert max(full, key=full.get) == "commit 4"
+    # 21 black gone: 30 - 3 on the board - 4 in 0's hand - 21 = 2 black 1 could hold
+    short = attack_priors(discarded="k" * 21)
+    assert max(short, key=short.get) == "commit 2"
+    assert short["commit 0"] > short["commit 1"]
+
 def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
     import sys
