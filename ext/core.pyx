@@ -1675,7 +1675,8 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     defender's hidden tiles decide close ones, and a tie is the defender's).
     Tiles that score for the seat to act rank next, then leaders next to
     temples, then neutral tiles; catastrophes, swaps and passing rank last.
-    Commitments prefer the smallest one that wins against what is known.
+    An attacker commits what wins against everything the defender could
+    add, or all it has; a defender the smallest commitment that ties.
     """
     cdef int p = s.to_act, i, a, c, sq, root, nk, owner, att, dfd, need, t
     cdef int need_v[4]

@@ -64,6 +64,8 @@ cdef class Tree:
     cdef int prior_used
     cdef int prior_cap
     cdef public int lookahead_depth
+    cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
+    cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
 
     def __cinit__(self):
         self.cap = 1024
@@ -77,7 +79,7 @@ cdef class Tree:
         if (self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL
                 or self.prior_values == NULL):
             raise MemoryError()
-        self.lookahead_depth = 2
+        self.lookahead_depth = 1        # actions since the root: the rest of the observer's turn
         self._clear()
 
     def __dealloc__(self):
@@ -94,10 +96,13 @@ cdef class Tree:
         self.prior_used = 0
         self.root = self._new_node(-1, -1, -1)
         self.iterations_done = 0
+        self.leaf_actions_min = 1 << 30
+        self.leaf_actions_max = 0
 
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, eval_weights, double prior_visits=0.0, bint rollout_settle=False):
+                  bint rollout_greedy, eval_weights, double prior_visits=0.0, bint rollout_settle=False,
+                  double commit_widen_base=-1.0, double commit_widen_coef=-1.0, double rollout_rounds=0.0):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -108,6 +113,10 @@ cdef class Tree:
         self.params.rollout_greedy = 1 if rollout_greedy else 0
         self.params.prior_visits = prior_visits
         self.params.rollout_settle = 1 if rollout_settle else 0
+        self.params.rollout_rounds = rollout_rounds
+        # negative: commitments widen like every other decision
+        self.params.commit_widen_base = commit_widen_base if commit_widen_base >= 0 else widen_base
+        self.params.commit_widen_coef = commit_widen_coef if commit_widen_coef >= 0 else widen_coef
         self.params.eval = eval_params_from(eval_weights)
 
     def reset(self, CoreState state, int observer, uint64_t seed):
@@ -283,13 +292,19 @@ cdef class Tree:
             sig += (<uint64_t>(legal[i] + 1)) * 0x9E3779B97F4A7C15ULL
         return sig
 
-    cdef bint _cached_order(self, GameState* s, int32_t* legal, int n, int node, int depth,
+    cdef bint _cached_order(self, GameState* s, int32_t* legal, int n, int node, int actions,
                             int32_t* out, float* out_values) noexcept nogil:
-        """Use (or build) a node's look-ahead order for the observer's own decisions near the root."""
+        """Use (or build) a node's look-ahead order for the observer's own decisions near the root.
+
+        Near is counted in actions since the root, not in tree depth: the
+        second action after a conflict (three decisions deeper) must be
+        ordered as well as the second action after a quiet first one, or
+        the tree undervalues starting the conflict first.
+        """
         cdef Node* nd = &self.nodes[node]
         cdef uint64_t sig
-        if (s.to_act != self.observer or s.phase != PH_ACTION or depth > self.lookahead_depth
-                or depth == 0 or nd.visits < 1):
+        if (s.to_act != self.observer or s.phase != PH_ACTION or actions > self.lookahead_depth
+                or node == self.root or nd.visits < 1):
             return False
         sig = self._signature(legal, n)
         if nd.prior_off >= 0:
@@ -312,7 +327,7 @@ cdef class Tree:
         memcpy(out_values, &self.prior_values[nd.prior_off], n * sizeof(float))
         return True
 
-    cdef bint _order(self, GameState* s, int32_t* legal, int n, int node, int depth, int32_t* out,
+    cdef bint _order(self, GameState* s, int32_t* legal, int n, int node, int actions, int32_t* out,
                      float* out_values) noexcept nogil:
         """Write the legal decisions in prior order (ties rotated per node); return whether look-ahead values were written."""
         cdef int8_t sc[MAX_ACTIONS]
@@ -323,7 +338,7 @@ cdef class Tree:
             memcpy(out, self.root_order, n * sizeof(int32_t))
             memcpy(out_values, self.root_values, n * sizeof(float))
             return True
-        if self._cached_order(s, legal, n, node, depth, out, out_values):
+        if self._cached_order(s, legal, n, node, actions, out, out_values):
             return True
         score_actions(s, legal, n, sc)
         memset(count, 0, sizeof(count))
@@ -354,6 +369,8 @@ cdef class Tree:
         cdef int path[4096]
         cdef float rewards[MAX_PLAYERS]
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
+        cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
+        cdef int horizon = <int>(self.params.rollout_rounds * 2 * self.root_state.players + 0.5)
         cdef int32_t best_action
         cdef float best_value
         cdef bint valued
@@ -365,9 +382,13 @@ cdef class Tree:
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             n = gen_legal(&det, legal)
             actor = det.to_act
-            valued = self._order(&det, legal, n, node, depth, order, values) and n0 > 0
-            allowed = <int>(self.params.widen_base + self.params.widen_coef
-                            * pow(self.nodes[node].visits, self.params.widen_exponent))
+            valued = self._order(&det, legal, n, node, actions, order, values) and n0 > 0
+            if det.phase in (PH_REVOLT_ATTACK, PH_WAR_ATTACK, PH_REVOLT_DEFEND, PH_WAR_DEFEND):
+                allowed = <int>(self.params.commit_widen_base + self.params.commit_widen_coef
+                                * pow(self.nodes[node].visits, self.params.widen_exponent))
+            else:
+                allowed = <int>(self.params.widen_base + self.params.widen_coef
+                                * pow(self.nodes[node].visits, self.params.widen_exponent))
             if allowed < 1:
                 allowed = 1
             if allowed > n:
@@ -416,6 +437,8 @@ cdef class Tree:
                     best_child = child
             if valued and best_child < 0:
                 untried = best_action
+            if det.phase == PH_ACTION:
+                actions += 1
             if untried >= 0:
                 child = self._lookup(node, untried)
                 if child < 0:
@@ -431,7 +454,18 @@ cdef class Tree:
             node = best_child
             depth += 1
             path[depth] = node
-        if det.phase != PH_OVER:
+        if det.phase != PH_OVER and horizon > 0:
+            # every leaf is valued at the same point of the game, so that a
+            # decision whose conflict the tree holds is not valued after more
+            # of the other seats' replies than one whose rollout plays it
+            while det.phase != PH_OVER and actions < horizon:
+                if det.phase == PH_ACTION:
+                    actions += 1
+                if self.params.rollout_greedy:
+                    greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
+                else:
+                    random_playout(&det, &self.rng, 1)
+        elif det.phase != PH_OVER:
             if self.params.rollout_greedy:
                 greedy_playout(&det, &self.rng, self.params.rollout_depth, self.params.rollout_epsilon)
             else:
@@ -442,6 +476,11 @@ cdef class Tree:
             while self.params.rollout_settle and det.phase != PH_ACTION and det.phase != PH_OVER and i < 16:
                 greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
                 i += 1
+        if det.phase != PH_OVER:
+            if actions < self.leaf_actions_min:
+                self.leaf_actions_min = actions
+            if actions > self.leaf_actions_max:
+                self.leaf_actions_max = actions
         evaluate(&det, &self.params.eval, rewards)
         for i in range(depth + 1):
             nd = &self.nodes[path[i]]
@@ -491,6 +530,10 @@ cdef class Tree:
     def lookahead_order(self):
         """Return [(action, look-ahead value)] of the root's decisions, best first (analysis)."""
         return [(self.root_order[i], self.root_values[i]) for i in range(self.root_n)]
+
+    def lookahead_ordered(self, int node):
+        """Return whether a node's decisions were ordered by the look-ahead (not the cheap prior)."""
+        return node == self.root or self.nodes[node].prior_off >= 0
 
     def root_visits(self):
         return self.nodes[self.root].visits

@@ -17,12 +17,26 @@ class SearchParams:
     widen_base: float = 2.0
     widen_coef: float = 1.0
     widen_exponent: float = 0.5
+    # The same for a commitment (revolt or war, attacker or defender): its
+    # prior is sharp (what wins against all the defender could add, the tie,
+    # nothing), and every other count tried costs the decision that led
+    # there a visit at a lost conflict.
+    commit_widen_base: float = 2.0
+    commit_widen_coef: float = 1.0
     # Virtual visits at its one-decision look-ahead value given to each
     # decision the look-ahead ordered (the root, and the searcher's own
     # decisions near it); 0 tries every widened decision once instead.
     prior_visits: float = 0.0
     # Decisions played in a rollout before the heuristic evaluation.
     rollout_depth: int = 3
+    # > 0: instead, roll out until rounds * 2 * players action-phase
+    # decisions (tile, leader, catastrophe, swap, pass; conflicts and choices
+    # do not count) have been taken since the root, tree and rollout
+    # together, so every leaf is valued at the same point of the game. With
+    # a fixed rollout depth, a decision whose conflict the tree holds was
+    # valued after more of the other seats' replies than one whose rollout
+    # played it, and looked worse.
+    rollout_rounds: float = 0.0
     # Play on past rollout_depth until no conflict or choice is pending (the
     # evaluation cannot see one), at most 16 more decisions; the look-ahead
     # that orders the searcher's own decisions then also plays out a conflict
@@ -86,8 +100,8 @@ class SearchParams:
             raise SearchError(f"rollout_policy must be 'greedy' or 'uniform', got {self.rollout_policy!r}")
         if self.final_move not in ("visits", "mean"):
             raise SearchError(f"final_move must be 'visits' or 'mean', got {self.final_move!r}")
-        if self.rollout_depth < 0:
-            raise SearchError(f"rollout_depth must be >= 0, got {self.rollout_depth}")
+        if self.rollout_depth < 0 or self.rollout_rounds < 0:
+            raise SearchError(f"rollout_depth and rollout_rounds must be >= 0, got {self.rollout_depth}, {self.rollout_rounds}")
         if self.eval_scale <= 0 or self.exploration < 0:
             raise SearchError("eval_scale must be > 0 and exploration >= 0")
 
@@ -103,7 +117,8 @@ class SearchParams:
         """Hand the kernel's share of the knobs to an ext.mcts.Tree."""
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.eval_weights(), self.prior_visits, self.rollout_settle)
+                       self.eval_weights(), self.prior_visits, self.rollout_settle,
+                       self.commit_widen_base, self.commit_widen_coef, self.rollout_rounds)
 
     def eval_weights(self) -> tuple:
         """Return the evaluation weights in ext.core.EVAL_FIELDS order."""

@@ -360,6 +360,51 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     assert max(short, key=short.get) == "commit 2"
     assert short["commit 0"] > short["commit 1"]
 
+def test_second_action_after_a_conflict_is_ordered_by_the_look_ahead():
+    """After c5 starts the war and both sides commit, 0's second action is ordered by the look-ahead.
+
+    Nearness to the root is counted in actions, not tree depth: ordered by
+    the cheap prior three decisions down, the second action after a war was
+    worse chosen than after a quiet first action, and the tree undervalued
+    fighting first.
+    """
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from diagram import position
+    from ext.mcts import Tree
+    s = engine.State.from_snapshot(position("""
+        a  b  c  d  e
+    5   0k k  .  1k .
+    6   r  k  .  r  .
+    """, turn_owner=0, hands=["kkkkkr", "bbggrr"]))
+    tree = Tree()
+    SearchParams().configure(tree)
+    tree.reset(s, 0, 1)
+    tree.run(3000)
+    war = tree.child_of(-1, engine.parse_action("tile k c5"))
+    after_war = [defence for attack in tree.children(war) for defence in tree.children(attack[6])
+                 if defence[1] >= 2 and tree.children(defence[6])]
+    assert after_war, "the search never reached 0's second action after the war"
+    # (the node 3 decisions below the root where 0 chooses its second action)
+    assert all(tree.lookahead_ordered(defence[6]) for defence in after_war)
+
+@pytest.mark.parametrize("players,rounds", [(2, 0.5), (2, 1.0), (4, 1.0)])
+def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, rounds):
+    """Every leaf is valued rounds * 2 * players actions after the root, or deeper where the tree already is."""
+    from ext.mcts import Tree
+    s = engine.new_game(players, 11)
+    for _ in range(12):                       # into the middle of the opening
+        s.apply(s.legal_actions()[len(s.legal_actions()) // 3])
+    tree = Tree()
+    SearchParams().with_changes(rollout_rounds=rounds).configure(tree)
+    tree.reset(s, s.to_act, 3)
+    tree.run(300)
+    horizon = round(rounds * 2 * players)
+    assert tree.leaf_actions_min == horizon
+    if horizon == 2:
+        # 300 iterations grow the tree past 2 actions: those leaves are valued where they end
+        assert tree.leaf_actions_max > horizon
+
 def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
     import sys
