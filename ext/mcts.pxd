@@ -35,7 +35,8 @@ ctypedef struct MctsParams:
     int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy
     double prior_visits     # virtual visits at the look-ahead value given to ordered children
     int rollout_settle      # 1: play on past the rollout depth until no conflict or choice is pending
-    double rollout_rounds   # > 0: roll out until rounds * 2 * players actions since the root instead
+    double rollout_rounds   # > 0: roll out until rounds * 2 * players actions since the root instead;
+                            #   < 0: 1 with 3 or 4 players, 0 with 2
     double commit_widen_base   # the same widening for a commitment decision (its prior is sharp)
     double commit_widen_coef
     EvalParams eval

@@ -370,7 +370,11 @@ cdef class Tree:
         cdef float rewards[MAX_PLAYERS]
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
-        cdef int horizon = <int>(self.params.rollout_rounds * 2 * self.root_state.players + 0.5)
+        cdef double rounds = self.params.rollout_rounds
+        cdef int horizon
+        if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
+            rounds = 1.0 if self.root_state.players >= 3 else 0.0
+        horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
         cdef int32_t best_action
         cdef float best_value
         cdef bint valued

@@ -388,9 +388,14 @@ def test_second_action_after_a_conflict_is_ordered_by_the_look_ahead():
     # (the node 3 decisions below the root where 0 chooses its second action)
     assert all(tree.lookahead_ordered(defence[6]) for defence in after_war)
 
-@pytest.mark.parametrize("players,rounds", [(2, 0.5), (2, 1.0), (4, 1.0)])
-def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, rounds):
-    """Every leaf is valued rounds * 2 * players actions after the root, or deeper where the tree already is."""
+@pytest.mark.parametrize("players,rounds,horizon", [(2, 0.5, 2), (2, 1.0, 4), (4, 1.0, 8),
+                                                    (4, None, 8), (3, None, 6), (2, None, None)])
+def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, rounds, horizon):
+    """Every leaf is valued rounds * 2 * players actions after the root, or deeper where the tree already is.
+
+    The default (None) is one round with 3 or 4 players and none with 2,
+    where rollouts play rollout_depth decisions (counted by no horizon).
+    """
     from ext.mcts import Tree
     s = engine.new_game(players, 11)
     for _ in range(12):                       # into the middle of the opening
@@ -399,7 +404,9 @@ def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, 
     SearchParams().with_changes(rollout_rounds=rounds).configure(tree)
     tree.reset(s, s.to_act, 3)
     tree.run(300)
-    horizon = round(rounds * 2 * players)
+    if horizon is None:
+        assert tree.leaf_actions_min <= 1     # only the tree's own actions were counted
+        return
     assert tree.leaf_actions_min == horizon
     if horizon == 2:
         # 300 iterations grow the tree past 2 actions: those leaves are valued where they end

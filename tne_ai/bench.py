@@ -104,8 +104,13 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     echo(machine_line())
     echo(f"playouts: {playouts} per player count, uniform random in the nogil kernel (complete legal "
          f"list, every decision), standard board{on}, game g seeded g = 0..{playouts - 1}")
-    reach = (f"to {params.rollout_rounds:g} round(s) of actions past the root" if params.rollout_rounds
-             else f"of {params.rollout_depth} decisions")
+    if params.rollout_rounds is None:
+        reach = (f"of {params.rollout_depth} decisions with 2 players, to one round of actions past "
+                 f"the root with 3 or 4")
+    elif params.rollout_rounds:
+        reach = f"to {params.rollout_rounds:g} round(s) of actions past the root"
+    else:
+        reach = f"of {params.rollout_depth} decisions"
     echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {params.rollout_policy} "
          f"rollouts {reach}, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
