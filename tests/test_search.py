@@ -412,6 +412,28 @@ def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, 
         # 300 iterations grow the tree past 2 actions: those leaves are valued where they end
         assert tree.leaf_actions_max > horizon
 
+def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
+    """0k (2 supporters, 4 black in hand) against 1k (none): the uniting tile comes first in the root's look-ahead.
+
+    Its play-out commits what beats all 1 could hold (R-WAR-4); committing
+    only what beat the base lost to any black tile 1 held, and the war
+    ranked below quiet moves.
+    """
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from diagram import position
+    from ext.mcts import Tree
+    s = engine.State.from_snapshot(position("""
+        a  b  c  d  e
+    5   0k k  .  1k .
+    6   r  k  .  r  .
+    """, turn_owner=0, hands=["kkkkkr", "bbggrr"]))
+    tree = Tree()
+    SearchParams().configure(tree)
+    tree.reset(s, 0, 1)
+    first, value = tree.lookahead_order()[0]
+    assert engine.format_action(first) in ("tile k c5", "tile k c6")
+
 def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
     import sys
