@@ -216,6 +216,7 @@ cdef int is_legal(GameState* s, int action) noexcept nogil
 cdef int uf_find(GameState* s, int sq) noexcept nogil
 cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
+cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil

@@ -1545,6 +1545,18 @@ cdef class CoreState:
 
 from libc.math cimport exp
 
+cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil:
+    """Write the tiles of each colour `seat` has not seen: the bag, other hands and swapped piles."""
+    cdef int c, i, q
+    for c in range(4):
+        counts[c] = 0
+    for i in range(s.bag_len):
+        counts[s.bag[i]] += 1
+    for q in range(s.players):
+        if q != seat:
+            for c in range(4):
+                counts[c] += s.hand[q][c] + s.swapped[q][c]
+
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil:
     """Deal the tiles `seat` has not seen uniformly into other hands, swapped piles and the bag.
 
@@ -1555,16 +1567,7 @@ cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil:
     cdef int counts[4]
     cdef int n = 0, c, i, j, q, size
     cdef uint8_t tmp
-    counts[0] = 0
-    counts[1] = 0
-    counts[2] = 0
-    counts[3] = 0
-    for i in range(s.bag_len):
-        counts[s.bag[i]] += 1
-    for q in range(s.players):
-        if q != seat:
-            for c in range(4):
-                counts[c] += s.hand[q][c] + s.swapped[q][c]
+    unseen_by(s, seat, counts)
     for c in range(4):
         for i in range(counts[c]):
             pool[n] = c
@@ -1650,19 +1653,18 @@ cdef int attacker_sure_commitment(GameState* s, int need) noexcept nogil:
     attacker has not seen. Returns -1 outside an attack, or when the
     attacker cannot even beat the base (commit nothing then).
     """
-    cdef int c, most, total, have, want
+    cdef int c, most, have, want
+    cdef int unseen[4]
     if s.phase != PH_REVOLT_ATTACK and s.phase != PH_WAR_ATTACK:
         return -1
     c = commit_colour(s)
     have = s.hand[s.to_act][c]
     if have < need:
         return -1
-    total = s.hand[s.c_defender][0] + s.hand[s.c_defender][1] + s.hand[s.c_defender][2] + s.hand[s.c_defender][3]
-    most = (TILE_TOTALS[c] - bb_count(s.up[c]) - <int>s.discarded[c] - have)
-    if most > total:
-        most = total
-    if most < 0:
-        most = 0
+    unseen_by(s, s.to_act, unseen)
+    most = hand_size(s, s.c_defender)
+    if most > unseen[c]:
+        most = unseen[c]
     want = need + most
     return have if want > have else want
 

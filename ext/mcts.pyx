@@ -361,6 +361,13 @@ cdef class Tree:
                     j += 1
         return False
 
+    cdef inline void _rollout(self, GameState* det, int decisions) noexcept nogil:
+        """Play up to `decisions` decisions by the rollout policy."""
+        if self.params.rollout_greedy:
+            greedy_playout(det, &self.rng, decisions, self.params.rollout_epsilon)
+        else:
+            random_playout(det, &self.rng, decisions)
+
     cdef void _iterate(self) noexcept nogil:
         cdef GameState det
         cdef int32_t legal[MAX_ACTIONS]
@@ -465,15 +472,9 @@ cdef class Tree:
             while det.phase != PH_OVER and actions < horizon:
                 if det.phase == PH_ACTION:
                     actions += 1
-                if self.params.rollout_greedy:
-                    greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
-                else:
-                    random_playout(&det, &self.rng, 1)
+                self._rollout(&det, 1)
         elif det.phase != PH_OVER:
-            if self.params.rollout_greedy:
-                greedy_playout(&det, &self.rng, self.params.rollout_depth, self.params.rollout_epsilon)
-            else:
-                random_playout(&det, &self.rng, self.params.rollout_depth)
+            self._rollout(&det, self.params.rollout_depth)
             # the evaluation knows nothing of a conflict or choice in progress:
             # play it out first (a conflict takes at most a few decisions)
             i = 0

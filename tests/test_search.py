@@ -140,6 +140,8 @@ def test_analysis_reports_candidates_values_and_principal_variation():
 
 @pytest.mark.parametrize("phase", ["revolt_attack", "revolt_defend", "war_attack", "war_defend",
                                    "treasure", "monument"])
+
+
 def test_search_decides_in_every_kind_of_phase(phase):
     s = midgame(players=3, seed=2, decisions=0, phase=phase)
     seat = s.to_act
@@ -220,6 +222,8 @@ PERFT_ROWS = {line.split("\t")[0]: line.split("\t")[3] for line in
 
 @pytest.mark.parametrize("name", ["building-choice", "building-move", "wonder-choice", "wonder-point",
                                   "english-war-attack", "english-revolt-defend", "midgame-all-variants"])
+
+
 def test_search_decides_and_never_peeks_with_the_variants(name):
     """Variant decisions are searched like any other, from what the seat knows alone (R-VAR-*, R-INFO-1)."""
     s = engine.State.from_position(PERFT_ROWS[name])
@@ -275,15 +279,37 @@ def test_look_ahead_plays_out_the_revolt_a_leader_would_start():
     assert not any(starts_revolt(a) for a in tried[True])
 
 
-def _priors(diagram, hands=None):
-    """Return {notation: cheap prior} for seat 0 to act in a diagram (board outside it empty)."""
+def _diagram_state(diagram, **kwargs):
+    """Return the state of a board diagram, seat 0's turn (tests/diagram.py)."""
     import sys
     sys.path.insert(0, str(Path(__file__).parent))
     from diagram import position
+    return engine.State.from_snapshot(position(diagram, turn_owner=0, **kwargs))
+
+
+def _priors(diagram, hands=None):
+    """Return {notation: cheap prior} for seat 0 to act in a diagram (board outside it empty)."""
     from engine.actions import format_action
     from ext import core
-    s = engine.State.from_snapshot(position(diagram, turn_owner=0, outside="empty", hands=hands))
+    s = _diagram_state(diagram, outside="empty", hands=hands)
     return {format_action(a): v for a, v in core._score_actions(s).items()}
+
+
+def _tree(state, params=SearchParams()):
+    """Return a kernel tree reset on `state` for the seat to act, seed 1."""
+    from ext.mcts import Tree
+    tree = Tree()
+    params.configure(tree)
+    tree.reset(state, state.to_act, 1)
+    return tree
+
+
+# 0k (2 black supporters) and 1k (none) are one black tile, on c5 or c6, from a war.
+WAR = """
+    a  b  c  d  e
+5   0k k  .  1k .
+6   r  k  .  r  .
+"""
 
 
 def test_cheap_prior_ranks_a_war_by_its_odds():
@@ -293,11 +319,7 @@ def test_cheap_prior_ranks_a_war_by_its_odds():
     rollout decision, so a war the seat to act would win must come before
     its scoring tiles (R-WAR-2, R-WAR-3), and one it would lose after them.
     """
-    strong = _priors("""
-        a  b  c  d  e
-    5   0k k  .  1k .
-    6   r  k  .  r  .
-    """)
+    strong = _priors(WAR)
     weak = _priors("""
         a  b  c  d  e
     5   1k k  .  0k .
@@ -327,7 +349,6 @@ def test_cheap_prior_ranks_a_revolt_by_its_odds():
     assert weak["leader g f5"] < weak["leader k f5"]        # the same square without a revolt
 
 
-
 def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     """0k attacks 1k (2 supporters to none): it commits past the base by the most black 1 could hold (R-WAR-4).
 
@@ -335,20 +356,11 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     rollout that committed only that lost to any black tile in 1's hand; the
     look-ahead then ranked wars it would win below quiet moves.
     """
-    import sys
-    sys.path.insert(0, str(Path(__file__).parent))
-    from diagram import position
     from engine.actions import format_action
     from ext import core
-    war = """
-        a  b  c  d  e
-    5   0k k  .  1k .
-    6   r  k  .  r  .
-    """
 
     def attack_priors(discarded=""):
-        s = engine.State.from_snapshot(position(war, turn_owner=0, outside="empty",
-                                                hands=["kkkkkr", "bbggrr"], discarded=discarded))
+        s = _diagram_state(WAR, outside="empty", hands=["kkkkkr", "bbggrr"], discarded=discarded)
         s.apply_text("tile k c5")
         assert (s.phase, s.to_act) == ("war_attack", 0)
         return {format_action(a): v for a, v in core._score_actions(s).items()}
@@ -360,6 +372,7 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     assert max(short, key=short.get) == "commit 2"
     assert short["commit 0"] > short["commit 1"]
 
+
 def test_second_action_after_a_conflict_is_ordered_by_the_look_ahead():
     """After c5 starts the war and both sides commit, 0's second action is ordered by the look-ahead.
 
@@ -368,18 +381,7 @@ def test_second_action_after_a_conflict_is_ordered_by_the_look_ahead():
     worse chosen than after a quiet first action, and the tree undervalued
     fighting first.
     """
-    import sys
-    sys.path.insert(0, str(Path(__file__).parent))
-    from diagram import position
-    from ext.mcts import Tree
-    s = engine.State.from_snapshot(position("""
-        a  b  c  d  e
-    5   0k k  .  1k .
-    6   r  k  .  r  .
-    """, turn_owner=0, hands=["kkkkkr", "bbggrr"]))
-    tree = Tree()
-    SearchParams().configure(tree)
-    tree.reset(s, 0, 1)
+    tree = _tree(_diagram_state(WAR, hands=["kkkkkr", "bbggrr"]))
     tree.run(3000)
     war = tree.child_of(-1, engine.parse_action("tile k c5"))
     after_war = [defence for attack in tree.children(war) for defence in tree.children(attack[6])
@@ -388,21 +390,21 @@ def test_second_action_after_a_conflict_is_ordered_by_the_look_ahead():
     # (the node 3 decisions below the root where 0 chooses its second action)
     assert all(tree.lookahead_ordered(defence[6]) for defence in after_war)
 
+
 @pytest.mark.parametrize("players,rounds,horizon", [(2, 0.5, 2), (2, 1.0, 4), (4, 1.0, 8),
                                                     (4, None, 8), (3, None, 6), (2, None, None)])
+
+
 def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, rounds, horizon):
     """Every leaf is valued rounds * 2 * players actions after the root, or deeper where the tree already is.
 
     The default (None) is one round with 3 or 4 players and none with 2,
     where rollouts play rollout_depth decisions (counted by no horizon).
     """
-    from ext.mcts import Tree
     s = engine.new_game(players, 11)
     for _ in range(12):                       # into the middle of the opening
         s.apply(s.legal_actions()[len(s.legal_actions()) // 3])
-    tree = Tree()
-    SearchParams().with_changes(rollout_rounds=rounds).configure(tree)
-    tree.reset(s, s.to_act, 3)
+    tree = _tree(s, SearchParams().with_changes(rollout_rounds=rounds))
     tree.run(300)
     if horizon is None:
         assert tree.leaf_actions_min <= 1     # only the tree's own actions were counted
@@ -412,6 +414,7 @@ def test_rollout_rounds_value_every_leaf_at_the_same_point_of_the_game(players, 
         # 300 iterations grow the tree past 2 actions: those leaves are valued where they end
         assert tree.leaf_actions_max > horizon
 
+
 def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
     """0k (2 supporters, 4 black in hand) against 1k (none): the uniting tile comes first in the root's look-ahead.
 
@@ -419,37 +422,20 @@ def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
     only what beat the base lost to any black tile 1 held, and the war
     ranked below quiet moves.
     """
-    import sys
-    sys.path.insert(0, str(Path(__file__).parent))
-    from diagram import position
-    from ext.mcts import Tree
-    s = engine.State.from_snapshot(position("""
-        a  b  c  d  e
-    5   0k k  .  1k .
-    6   r  k  .  r  .
-    """, turn_owner=0, hands=["kkkkkr", "bbggrr"]))
-    tree = Tree()
-    SearchParams().configure(tree)
-    tree.reset(s, 0, 1)
+    tree = _tree(_diagram_state(WAR, hands=["kkkkkr", "bbggrr"]))
     first, value = tree.lookahead_order()[0]
     assert engine.format_action(first) in ("tile k c5", "tile k c6")
 
+
 def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
-    import sys
-    sys.path.insert(0, str(Path(__file__).parent))
-    from diagram import position
     from ext import core
 
     def values(diagram, exposure):
-        s = engine.State.from_snapshot(position(diagram, turn_owner=0, outside="empty"))
+        s = _diagram_state(diagram, outside="empty")
         return core._seat_values(s, SearchParams().with_changes(exposure=exposure).eval_weights())
 
-    near = """
-        a  b  c  d  e
-    5   0k k  .  1k .
-    6   r  k  .  r  .
-    """
+    near = WAR
     far = """
         a  b  c  d  e
     5   0k k  .  .  1k
