@@ -478,7 +478,7 @@ def test_analyze_a_variant_position():
     s = state_in_phase("wonder", variants=ALL_VARIANTS, choices=2)
     doc = analysis_json(s.position(hidden=True), "--iterations", 200)
     assert doc["variants"] == list(ALL_VARIANTS) and doc["phase"] == "wonder"
-    assert doc["input"].endswith("(variants english,buildings,wonder)")
+    assert doc["input"].endswith(", variants english,buildings,wonder, as seat 0 knows it")
     moves = {c["move"] for c in doc["analyses"][0]["candidates"]}
     assert moves == set(s.legal_moves()) and "nowonder" in moves
     assert analysis_json(engine.new_game(2, 1).position(hidden=True), "--iterations", 50)["variants"] == []

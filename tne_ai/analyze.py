@@ -1,36 +1,37 @@
-"""`tne-ai analyze`: search a position and rank its candidate decisions.
+"""`tne-ai analyze`: search a position from one seat's knowledge and rank its candidate decisions.
 
-The search is given one seat's observation (engine.info.observation, R-INFO-1)
-and never the full state, so the analysis of a seat cannot depend on tiles
-that seat cannot see. For the seat to act, ISMCTS ranks its decisions (visits,
-mean value, 95% bounds, principal variation). A seat that is not to act has
-no decision to rank; its value of the position is estimated from its own
-observation alone: worlds are dealt from what it knows (engine.info.determinize)
-and in each the acting seat's search, given the observation the acting seat
-would have in that world, reports every seat's value at the root. The mean
-of those values over the worlds is the analysed seat's value, and the acting
-seat's choices there are the replies it expects.
+The search is given one seat's observation (engine.info, R-INFO-1) and never
+the full state, so the analysis of a seat cannot depend on tiles that seat
+cannot see. The input is whatever a player has (tne_ai.knowledge): a public
+position plus `--hand`, a seat record (the protocol lines a seat was sent),
+`startpos --hand ...`, or a full position or game record, which is cut to
+the seat's share before anything is searched. The analysis itself is
+search.analysis: the seat to act gets its decisions ranked; a seat that is
+not to act gets its value from worlds dealt from its own knowledge.
 """
 from __future__ import annotations
 
 import json
-import math
-import random
 import sys
 import time
+from dataclasses import dataclass
 from typing import Optional
 
 import click
 
-from engine.info import determinize, observation
+from engine.errors import EngineError
 from engine.position import format_position
 from engine.render import render
+from engine.view import letters
 from search.agent import Limits, SearchError
-from search.ismcts import ISMCTS, SearchResult, worker_seed
-from tne_ai.debug import InputError, Loaded, check_seat, load_input, load_sample, require_state
+from search.analysis import DEFAULT_SAMPLES, analyse
+from search.ismcts import ISMCTS, SearchResult
+from tne_ai.debug import (STARTPOS, InputError, _read_source, check_agrees, check_seat, load_game,
+                          load_sample, parse_input, variants_option)
+from tne_ai.knowledge import (KnowledgeError, is_seat_record, parse_hand, parse_seat_record, parse_swapped,
+                              seat_observation, start_seat_observation)
 
 DEFAULT_ITERATIONS = 10_000
-DEFAULT_SAMPLES = 8
 
 
 class Progress:
@@ -43,10 +44,10 @@ class Progress:
         self.last = 0.0
         self.width = 0
 
-    def show(self, text: str) -> None:
-        """Redraw the line (at most ten times a second)."""
+    def show(self, text: str, force: bool = False) -> None:
+        """Redraw the line (at most ten times a second unless forced)."""
         now = time.monotonic()
-        if not self.enabled or now - self.last < 0.1:
+        if not self.enabled or (not force and now - self.last < 0.1):
             return
         self.last = now
         self.width = max(self.width, len(text))
@@ -76,73 +77,6 @@ class Progress:
         return report
 
 
-def _candidate_json(rank: int, c) -> dict:
-    return {"rank": rank, "move": c.move, "action": c.action, "visits": c.visits,
-            "availability": c.availability, "mean": c.mean, "low": c.low, "high": c.high,
-            "pv": [c.move] + list(c.pv)}
-
-
-def analyse_to_act(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed: int,
-                   progress: Progress) -> dict:
-    """Search the decision of the seat to act from its observation; return the analysis."""
-    result = searcher.search(obs, seat, limits, seed=seed,
-                             progress=progress.search_callback(f"seat {seat}", limits))
-    progress.clear()
-    return {
-        "seat": seat, "to_act": True, "hand": obs["hand"],
-        "iterations": result.iterations, "seconds": result.seconds,
-        "iterations_per_second": result.iterations_per_second,
-        "nodes": result.nodes, "workers": result.workers,
-        "value": result.root_value[seat], "root_value": list(result.root_value),
-        "best": result.best_move,
-        "candidates": [_candidate_json(i + 1, c) for i, c in enumerate(result.candidates)],
-    }
-
-
-def analyse_waiting(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed: int,
-                    samples: int, progress: Progress) -> dict:
-    """Estimate a seat's value of a position where another seat is to act, from its observation only."""
-    actor = obs["to_act"]
-    share = Limits(None if limits.iterations is None else max(1, limits.iterations // samples),
-                   None if limits.seconds is None else limits.seconds / samples)
-    values, replies = [], {}
-    iterations, seconds, nodes = 0, 0.0, 0
-    for k in range(samples):
-        s = worker_seed(seed, k)
-        # a world dealt from this seat's knowledge; the actor's view of it is all the search gets
-        world = determinize(obs, seat, random.Random(s))
-        result = searcher.search(observation(world, actor), actor, share, seed=s,
-                                 progress=progress.search_callback(
-                                     f"seat {seat}, world {k + 1}/{samples}", share))
-        values.append(result.root_value[seat])
-        total = sum(c.visits for c in result.candidates) or 1
-        for c in result.candidates:
-            replies[c.move] = replies.get(c.move, 0.0) + c.visits / total / samples
-        iterations += result.iterations
-        seconds += result.seconds
-        nodes += result.nodes
-    progress.clear()
-    mean = sum(values) / len(values)
-    half = 0.0
-    if len(values) > 1:
-        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-        half = 1.96 * math.sqrt(var / len(values))
-    ranked = sorted(replies.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {
-        "seat": seat, "to_act": False, "hand": obs["hand"], "acting_seat": actor,
-        "samples": samples, "iterations": iterations, "seconds": seconds,
-        "iterations_per_second": iterations / seconds if seconds > 0 else 0.0,
-        "nodes": nodes, "workers": searcher.workers,
-        "value": mean, "low": max(0.0, mean - half), "high": min(1.0, mean + half),
-        "sample_values": values,
-        "replies": [{"move": m, "share": v} for m, v in ranked],
-    }
-
-
-def _letters(counts) -> str:
-    return "".join("krbg"[c] * n for c, n in enumerate(counts)) or "-"
-
-
 def format_analysis(a: dict, top: int) -> str:
     """Return one seat's analysis as text."""
     seat = a["seat"]
@@ -150,7 +84,7 @@ def format_analysis(a: dict, top: int) -> str:
              f"({a['iterations_per_second']:,.0f}/s), {a['workers']} worker(s), {a['nodes']:,} nodes")
     out = []
     if a["to_act"]:
-        out.append(f"seat {seat} to act, hand {_letters(a['hand'])}: {speed}")
+        out.append(f"seat {seat} to act, hand {letters(a['hand'])}: {speed}")
         out.append(f"value for seat {seat}: {a['value']:.3f}   (root value per seat: "
                    + " ".join(f"{v:.3f}" for v in a["root_value"]) + ")")
         shown = a["candidates"] if top == 0 else a["candidates"][:top]
@@ -165,7 +99,7 @@ def format_analysis(a: dict, top: int) -> str:
             out.append(f"      ... {hidden} more visited decision(s) (--top 0 lists all)")
         out.append(f"best {a['best']}")
     else:
-        out.append(f"seat {seat} (seat {a['acting_seat']} to act), hand {_letters(a['hand'])}: "
+        out.append(f"seat {seat} (seat {a['acting_seat']} to act), hand {letters(a['hand'])}: "
                    f"{a['samples']} worlds dealt from seat {seat}'s knowledge, {speed}")
         out.append(f"value for seat {seat}: {a['value']:.3f}  95% bounds {a['low']:.3f}-{a['high']:.3f}")
         replies = a["replies"][:top or None][:5]
@@ -184,12 +118,137 @@ def _limits(iterations, movetime, seconds) -> Limits:
     return Limits(iterations, secs)
 
 
-@click.command("analyze", epilog="POSITION_OR_FILE: a position string (hidden part included), a file "
-               "with one, a game record, or - for stdin; none: a built-in sample mid-game.")
+@dataclass
+class Knowledge:
+    """The seats to analyse, each with its observation, and where they came from."""
+
+    observations: list          # one observation per analysed seat
+    description: str            # one line naming the input and whose knowledge is analysed
+    ply: Optional[int] = None   # decisions (game record) or events (seat record) replayed
+
+
+def _as_known(seat_list: list) -> str:
+    if len(seat_list) == 1:
+        return f"as seat {seat_list[0]} knows it"
+    return "as each seat knows it"
+
+
+def read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
+                   players, board, seed, variants) -> Knowledge:
+    """Return the observations to analyse from the command line's input (InputError on bad input)."""
+    hand_counts = None if hand is None else _cli(parse_hand, hand, "--hand")
+    swapped_counts = None if swapped is None else _cli(parse_swapped, swapped, "--swapped")
+    if swapped_counts is not None and hand_counts is None:
+        raise InputError("--swapped goes with --hand (a public position plus this seat's tiles)")
+    if first is not None and not (position_or_file == STARTPOS and hand is not None):
+        raise InputError("--first applies to startpos with --hand only")
+    if position_or_file != STARTPOS and seed is not None:
+        raise click.UsageError("--deal applies to startpos only: a position or record has its deal")
+    if position_or_file == STARTPOS and hand_counts is not None:
+        if ply is not None or seed is not None:
+            raise InputError("startpos --hand is the start as one seat knows it: --ply and --deal do not apply")
+        if swapped_counts is not None:
+            raise InputError("--swapped: nobody has swapped at the start of a game")
+        if all_seats:
+            raise InputError("--all-seats needs every hand; startpos --hand gives only one seat's")
+        n = players or 2
+        first = 0 if first is None else first
+        check_seat(first, n, "--first")
+        me = check_seat(first if seat is None else seat, n)
+        obs = _cli(start_seat_observation, n, board or "standard", me, first, hand_counts, variants or ())
+        return Knowledge([obs], f"startpos: start of a new game, {n} players, {obs['board']} board, "
+                                f"seat {first} first{_variants_text(obs)}, {_as_known([me])}")
+    if position_or_file is None:
+        loaded = load_sample(ply)
+    elif position_or_file == STARTPOS:
+        loaded = load_game(position_or_file, ply, players, board, seed, variants)
+    else:
+        text, source = _read_source(position_or_file)
+        if is_seat_record(text):
+            return _seat_record_knowledge(text, source, ply, seat, all_seats, hand, players, board, variants)
+        loaded = parse_input(text, source, ply)
+        check_agrees(loaded.snapshot, players, board, variants)
+    snap = loaded.snapshot
+    check_seat(seat, snap["players"])
+    if all_seats and seat is not None:
+        raise click.UsageError("give --seat or --all-seats, not both")
+    if loaded.state is not None and hand_counts is not None:
+        raise InputError(f"--hand: {loaded.source} gives every hand already (its hidden part); "
+                         "give --hand only with a public position")
+    if loaded.state is None and all_seats:
+        raise InputError(f"--all-seats needs every hand, and {loaded.source} gives only the public part")
+    if snap["phase"] == "over":
+        raise InputError(f"the game is over ({snap['end_reason']}) in {loaded.source}: there is no "
+                         "decision to analyse" + (" (try --ply N)" if loaded.kind == "record" else ""))
+    seats = list(range(snap["players"])) if all_seats else [snap["to_act"] if seat is None else seat]
+    observations = [_cli(seat_observation, snap, s, hand_counts, swapped_counts) for s in seats]
+    if loaded.kind == "record":
+        where = f"{loaded.source}: game record, after decision {loaded.ply} of {loaded.plies}"
+    elif loaded.kind == "start":
+        where = loaded.describe()
+    else:
+        where = f"{loaded.source}: position"
+    if loaded.kind != "start":
+        where += _variants_text(snap)
+    return Knowledge(observations, f"{where}, {_as_known(seats)}", loaded.ply)
+
+
+def _seat_record_knowledge(text, source, ply, seat, all_seats, hand, players, board, variants) -> Knowledge:
+    if hand is not None:
+        raise InputError(f"--hand: {source} is a seat record, which gives the seat's tiles itself")
+    if all_seats:
+        raise InputError(f"--all-seats needs every hand, and {source} is one seat's record")
+    record = _cli(parse_seat_record, text, source)
+    if seat is not None and seat != record.seat:
+        raise InputError(f"--seat {seat}: {source} is the record of seat {record.seat} "
+                         f"(its newgame line), and holds only what that seat knows")
+    obs = _cli(record.observation_after, ply)
+    check_agrees(obs, players, board, variants, what=source)
+    if obs["phase"] == "over":
+        raise InputError(f"the game is over ({obs['end_reason']}) in {source}: there is no decision to analyse"
+                         " (try --ply N)")
+    n = len(record.events) if ply is None else ply
+    return Knowledge([obs], f"{source}: seat record, after event {n} of {len(record.events)}"
+                            f"{_variants_text(obs)}, {_as_known([record.seat])}", n)
+
+
+def _variants_text(snap: dict) -> str:
+    on = snap.get("variants") or []
+    return f", variants {','.join(on)}" if on else ""
+
+
+def _cli(fn, *args):
+    """Call fn(*args); turn an engine error into a one-line InputError (exit status 2)."""
+    try:
+        return fn(*args)
+    except KnowledgeError as e:
+        text = str(e)
+        if text.startswith(("hand", "swapped")):
+            text = "--" + text          # the knowledge's fields are these options here
+        raise InputError(text) from None
+    except EngineError as e:
+        raise InputError(f"bad input: {e}") from None
+
+
+@click.command("analyze", epilog="POSITION_OR_FILE: a position string (public, with --hand; or whole, "
+               "hidden part included), a file with one, a game record, a seat record (the protocol lines "
+               "a seat was sent, or a referee --log-dir transcript), startpos, or - for stdin; none: a "
+               "built-in sample mid-game. Only the analysed seat's knowledge is ever searched.")
 @click.argument("position_or_file", required=False)
-@click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions.")
+@click.option("--hand", metavar="LETTERS", help="The analysed seat's tiles, e.g. kkrbgg, with a public position "
+              "or startpos.")
+@click.option("--swapped", metavar="K,R,B,G", help="With --hand: the tiles the seat has swapped away so far "
+              "(default none).")
+@click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions; "
+              "with a seat record: after N events.")
 @click.option("--seat", type=click.IntRange(min=0), help="Seat to analyse for (default: the seat to act).")
-@click.option("--all-seats", is_flag=True, help="Analyse from every seat's point of view.")
+@click.option("--all-seats", is_flag=True, help="Analyse from every seat's point of view (needs every hand).")
+@click.option("--first", type=click.IntRange(min=0), help="With startpos --hand: the seat that begins (default 0).")
+@click.option("--players", type=click.IntRange(2, 4), help="With startpos: players (default 2).")
+@click.option("--board", type=click.Choice(["standard", "advanced"]), help="With startpos: the board.")
+@click.option("--deal", "deal_seed", type=click.IntRange(0, 2 ** 63 - 1),
+              help="With startpos and no --hand: the deal's seed (default 0).")
+@variants_option("With startpos: the 2015 variants of the new game; with a position, it must agree.")
 @click.option("--iterations", type=click.IntRange(min=1),
               help=f"Search iterations per seat (default {DEFAULT_ITERATIONS:,} when no time is given).")
 @click.option("--movetime", type=click.IntRange(min=1), help="Search time per seat, milliseconds.")
@@ -202,56 +261,58 @@ def _limits(iterations, movetime, seconds) -> Limits:
               help="Worlds dealt for a seat that is not to act.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
               help="Candidates listed (0: all); --json always lists all.")
+@click.option("--explain", is_flag=True, help="Also print the evaluation's terms per seat (what the engine counts).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--no-board", is_flag=True, help="Do not print the board.")
-def analyze_command(position_or_file, ply, seat, all_seats, iterations, movetime, seconds, workers,
-                    seed, samples, top, as_json, no_board):
-    """Search a position and rank the candidate decisions of a seat."""
+def analyze_command(position_or_file, hand, swapped, ply, seat, all_seats, first, players, board, deal_seed,
+                    variants, iterations, movetime, seconds, workers, seed, samples, top, explain, as_json,
+                    no_board):
+    """Search a position from one seat's knowledge and rank its candidate decisions."""
     limits = _limits(iterations, movetime, seconds)
-    if position_or_file is None:
-        loaded: Loaded = load_sample(ply)
-    else:
-        loaded = load_input(position_or_file, ply)
-    state = require_state(loaded, "analyze")
-    snap = loaded.snapshot
-    if all_seats and seat is not None:
-        raise click.UsageError("give --seat or --all-seats, not both")
-    check_seat(seat, snap["players"])
-    if state.is_terminal():
-        raise InputError(f"the game is over ({snap['end_reason']}) in {loaded.source}: there is no "
-                         "decision to analyse" + (" (try --ply N)" if loaded.kind == "record" else ""))
-    actor = state.to_act
-    seats = list(range(snap["players"])) if all_seats else [actor if seat is None else seat]
+    known = read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
+                           players, board, deal_seed, variants)
     progress = Progress()
     searcher = ISMCTS(workers=workers)
     analyses = []
     try:
-        for s in seats:
-            obs = observation(snap, s)       # the search sees this and nothing else
-            if s == actor:
-                analyses.append(analyse_to_act(searcher, obs, s, limits, seed, progress))
-            else:
-                analyses.append(analyse_waiting(searcher, obs, s, limits, seed, samples, progress))
+        for obs in known.observations:
+            analyses.append(analyse(searcher, obs, limits, seed, samples, progress.search_callback))
+            progress.clear()
     except SearchError as e:
         raise InputError(f"cannot search this position: {e}") from e
     finally:
         progress.clear()
         searcher.close()
+    first_obs = known.observations[0]
+    explanation = _explanation(first_obs) if explain else None
     if as_json:
         doc = {
-            "input": loaded.describe(), "ply": loaded.ply, "players": snap["players"],
-            "board": snap["board"], "variants": list(snap.get("variants") or []),
-            "phase": snap["phase"], "to_act": actor,
-            "turn_owner": snap["turn_owner"], "position": format_position(snap),
+            "input": known.description, "ply": known.ply, "players": first_obs["players"],
+            "board": first_obs["board"], "variants": list(first_obs.get("variants") or []),
+            "phase": first_obs["phase"], "to_act": first_obs["to_act"],
+            "turn_owner": first_obs["turn_owner"], "position": format_position(first_obs),
             "limits": {"iterations": limits.iterations, "seconds": limits.seconds},
             "seed": seed, "workers": workers, "analyses": analyses,
         }
+        if explanation is not None:
+            doc["explain"] = explanation
         click.echo(json.dumps(doc, indent=2))
         return
-    click.echo(loaded.describe())
+    lines = [known.description]
     if not no_board:
-        click.echo(render(snap, seats[0] if len(seats) == 1 else None))
+        single = len(known.observations) == 1
+        lines.append(render(first_obs, first_obs["seat"] if single else None).rstrip("\n"))
     for i, a in enumerate(analyses):
-        if i:
-            click.echo("")
-        click.echo(format_analysis(a, top))
+        if i or not no_board:
+            lines.append("")
+        lines.append(format_analysis(a, top))
+    if explanation is not None:
+        from search.explain import format_explanation
+        lines.append("")
+        lines.append(format_explanation(explanation))
+    click.echo("\n".join(lines))
+
+
+def _explanation(obs: dict) -> dict:
+    from search.explain import explain
+    return _cli(explain, obs, obs["seat"])
