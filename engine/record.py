@@ -283,3 +283,15 @@ def replay_record(text: str, new_game, from_snapshot=None):
         pending = [_draw_line(s, t) for s, t in draws]
         source = n
     return state, actions
+
+
+def record_start(text: str, new_game, from_snapshot=None):
+    """Return the state a record starts from: its header lines replayed without decisions."""
+    head = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line and not line.startswith("["):
+            break
+        head.append(raw)
+    state, _ = replay_record("\n".join(head) + "\n", new_game, from_snapshot)
+    return state

@@ -109,12 +109,12 @@ def format_analysis(a: dict, top: int) -> str:
     return "\n".join(out)
 
 
-def _limits(iterations, movetime, seconds) -> Limits:
+def _limits(iterations, movetime, seconds, default: int = DEFAULT_ITERATIONS) -> Limits:
     if movetime is not None and seconds is not None:
         raise click.UsageError("give --movetime (milliseconds) or --seconds, not both")
     secs = seconds if seconds is not None else (movetime / 1000.0 if movetime is not None else None)
     if iterations is None and secs is None:
-        iterations = DEFAULT_ITERATIONS
+        iterations = default
     return Limits(iterations, secs)
 
 

@@ -16,6 +16,7 @@ from tne_ai import __version__
 SUBCOMMANDS = {
     "bot": ("tne_ai.bot", "bot_command", "Play one seat over stdin/stdout (docs/protocol.md)."),
     "analyze": ("tne_ai.analyze", "analyze_command", "Search a position and rank its candidate decisions."),
+    "review": ("tne_ai.review", "review_command", "Review a game: the value each decision lost, from its seat's knowledge."),
     "bench": ("tne_ai.bench", "bench_command", "Measure playout and search speed; print the bench signature."),
     "match": ("tne_ai.match", "match_command", "Referee games between engines that speak the protocol."),
     "play": ("tne_ai.play", "play_command", "Play against one to three engines in the terminal."),

@@ -29,7 +29,7 @@ from engine import actions as A
 from engine.actions import VARIANTS
 from engine.errors import EngineError
 from engine.position import format_position, parse_position
-from engine.record import replay_record
+from engine.record import record_start, replay_record
 from engine.render import render
 
 MAX_PERFT_DEPTH = 6
@@ -90,18 +90,6 @@ def _body_lines(text: str) -> list:
     return [ln.split("#", 1)[0].strip() for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
 
 
-def _initial_state(text: str):
-    """Return the start of a record: its header lines replayed without decisions."""
-    head = []
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if line and not line.startswith("["):
-            break
-        head.append(raw)
-    state, _ = replay_record("\n".join(head) + "\n", engine.new_game, engine.State.from_snapshot)
-    return state
-
-
 def load_input(arg: str, ply: Optional[int] = None) -> Loaded:
     """Read POSITION_OR_FILE (or '-') into a Loaded position; InputError on any bad input."""
     text, source = _read_source(arg)
@@ -136,7 +124,7 @@ def parse_input(text: str, source: str, ply: Optional[int] = None) -> Loaded:
     if ply is not None and ply != len(actions):
         if not 0 <= ply <= len(actions):
             raise InputError(f"--ply {ply} is out of range: {source} holds decisions 0..{len(actions)}")
-        state = _initial_state(text)
+        state = record_start(text, engine.new_game, engine.State.from_snapshot)
         for a in actions[:ply]:
             state.apply(a)
     return Loaded(state.snapshot(), state, source, "record",
