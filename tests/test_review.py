@@ -1,0 +1,172 @@
+"""Game review (search.review, `tne-ai review`): each decision searched from its seat's knowledge then."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import engine
+from diagram import position
+from engine.record import GameRecorder
+from search.agent import Limits, SearchError
+from search.ismcts import ISMCTS
+from search.review import MARKS, mark_for, record_decisions, review_record
+from tne_ai.cli import main
+
+GAME = Path(__file__).parent / "data" / "review-game.txt"
+
+# 1k (2 black supporters) and 0k (none) are one black tile, on c5 or c6, from a war (R-WAR-3).
+WAR = """
+    a  b  c  d  e
+5   1k k  .  0k .
+6   r  k  .  r  .
+"""
+
+
+def opening(decisions: int) -> str:
+    """Return the review game's record cut after its first `decisions` decisions (a record may stop anywhere)."""
+    out, seen = [], 0
+    for line in GAME.read_text().splitlines():
+        if line and not line.startswith(("[", "#", "draw", "result")):
+            if seen == decisions:
+                break
+            seen += 1
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def war_blunder_record() -> str:
+    """Seat 0 starts a war and commits nothing: 0 against 1k's 2 supporters loses at once (R-WAR-4).
+
+    22 black tiles are discarded, so seat 1 can hold at most one black tile:
+    committing 4 of seat 0's 5 blacks would win whatever seat 1 holds.
+    """
+    s = engine.State.from_snapshot(position(WAR, turn_owner=0, hands=["kkkkkr", "bbggrr"], discarded="k" * 22))
+    rec = GameRecorder(s, start=True)
+    for move in ("tile k c5", "commit 0", "commit 0"):
+        rec.apply(engine.parse_action(move))
+    return rec.text()
+
+
+def untimed(doc: dict) -> dict:
+    for d in doc["decisions"]:
+        d.pop("seconds")
+    return doc
+
+
+def test_a_war_fought_with_nothing_committed_is_a_blunder():
+    doc = review_record(war_blunder_record(), [0], Limits(iterations=300), seed=1)
+    commit = next(d for d in doc["decisions"] if d["played"] == "commit 0")
+    assert commit["seat"] == 0 and commit["ply"] == 1
+    assert commit["best"] != "commit 0" and commit["best"].startswith("commit ")
+    assert commit["loss"] >= 0.20 and commit["mark"] == "blunder"
+    assert commit["loss"] == pytest.approx(commit["best_value"] - commit["played_value"])
+    (summary,) = doc["summary"]
+    assert summary["seat"] == 0 and summary["marks"]["blunder"] >= 1
+    assert summary["largest"][0]["ply"] == 1
+
+
+def test_marks_follow_the_documented_thresholds():
+    assert dict(MARKS) == {"blunder": 0.20, "mistake": 0.10, "inaccuracy": 0.05}
+    assert [mark_for(x) for x in (0.0, 0.049, 0.05, 0.099, 0.10, 0.199, 0.2, 0.9)] == [
+        None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
+
+
+def test_every_decision_of_the_seats_asked_is_reviewed_in_ply_order():
+    text = opening(24)
+    doc = review_record(text, None, Limits(iterations=60), seed=3)
+    _, items = record_decisions(text)
+    assert [d["ply"] for d in doc["decisions"]] == list(range(24)) == [it[0] for it in items]
+    assert doc["seats"] == [0, 1] and doc["plies"] == 24 and doc["end_reason"] is None
+    for d in doc["decisions"]:
+        assert 0.0 <= d["played_value"] <= 1.0 and 0.0 <= d["best_value"] <= 1.0
+        assert d["loss"] >= 0.0 and d["mark"] == mark_for(d["loss"])
+        assert (d["loss"] == 0.0) if d["played"] == d["best"] else True
+    only_one = review_record(text, [1], Limits(iterations=60), seed=3)
+    assert {d["seat"] for d in only_one["decisions"]} == {1}
+    # the same seed reviews seat 1's decisions the same whichever other seats are reviewed with it
+    assert untimed(only_one)["decisions"] == [d for d in untimed(doc)["decisions"] if d["seat"] == 1]
+
+
+def test_the_review_does_not_depend_on_the_number_of_jobs():
+    text = opening(16)
+    one = untimed(review_record(text, [0], Limits(iterations=80), seed=5, jobs=1))
+    two = untimed(review_record(text, [0], Limits(iterations=80), seed=5, jobs=2))
+    assert one == two
+
+
+def test_the_search_is_given_only_the_seats_knowledge(monkeypatch):
+    seen = []
+    real = ISMCTS.search
+
+    def spy(self, obs, seat, *a, **kw):
+        seen.append((obs, seat))
+        return real(self, obs, seat, *a, **kw)
+
+    monkeypatch.setattr(ISMCTS, "search", spy)
+    review_record(opening(10), None, Limits(iterations=30), seed=0)
+    assert len(seen) >= 10
+    assert all(o["hands"] is None and o["bag"] is None and o["swapped"] is None for o, _ in seen)
+
+
+def test_review_refuses_a_bad_seat_and_bad_limits():
+    with pytest.raises(SearchError, match="seat 2 is out of range"):
+        review_record(opening(4), [2], Limits(iterations=10))
+    with pytest.raises(SearchError, match="jobs"):
+        review_record(opening(4), [0], Limits(iterations=10), jobs=0)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def test_review_command_text_and_json(tmp_path):
+    record = tmp_path / "war.txt"
+    record.write_text(war_blunder_record())
+    res = run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith(f"{record}: 2 players, standard board, 3 decisions (unfinished); seat(s) 0")
+    row = next(line for line in lines if line.split()[:4] == ["1", "0", "commit", "0"])
+    assert row.endswith("blunder")
+    assert any(line.startswith("seat 0: 2 decisions") and "1 blunder" in line for line in lines)
+    assert lines[-1].startswith("marks by loss of win share: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
+    assert res.stderr == ""                  # no progress bar when not on a terminal
+    doc = json.loads(run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1, "--json").stdout)
+    assert doc == {**doc, "players": 2, "seats": [0], "seed": 1}
+    assert [d["played"] for d in doc["decisions"]] == ["tile k c5", "commit 0"]
+    marked = run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1, "--marked").stdout
+    rows = [line.split()[0] for line in marked.split("\n\n")[1].splitlines()[1:]]
+    assert rows == [str(d["ply"]) for d in doc["decisions"] if d["mark"]] and "1" in rows
+
+
+def test_review_command_bad_input(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text(opening(6))
+    garbled = tmp_path / "garbled.txt"
+    garbled.write_text(opening(6).replace("leader g f9", "leader g z99"))
+    contradicting = tmp_path / "contradicting.txt"
+    contradicting.write_text(opening(6) + "tile k a1\ntile k a1\n")
+    seat_record = tmp_path / "seat.txt"
+    seat_record.write_text("newgame players 2 seat 0\nposition startpos first 0 hand kkrbgg\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    cases = [
+        ((good, "--seat", 3), "--seat 3 is out of range"),
+        ((garbled,), "bad game record"),
+        ((contradicting,), "bad game record"),
+        ((seat_record,), "seat record"),
+        ((empty,), "empty"),
+        ((tmp_path / "missing.txt",), "no such file"),
+        ((good, "--movetime", 5, "--seconds", 1), "not both"),
+    ]
+    for args, expected in cases:
+        res = run("review", *args, "--iterations", 10)
+        assert res.exit_code == 2, (args, res.output)
+        assert expected in res.output and "Traceback" not in res.output, (args, res.output)
+        assert res.stdout == "" or res.stdout.startswith("Usage") or res.stdout.startswith("Error"), res.stdout
