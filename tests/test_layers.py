@@ -1,4 +1,5 @@
-"""Imports go one way only (DESIGN.md): engine must not load search, click or tne_ai; search not tne_ai or click."""
+"""Imports go one way only, engine < search < tne_ai (README "Layout"): engine must not load search, click or
+tne_ai; search not tne_ai or click."""
 import subprocess
 import sys
 

@@ -17,6 +17,8 @@ output. A comment of several lines adds options, one `key: value` a line:
     input: leader k b2          (a line sent on standard input; repeatable)
     lines: 1-3,20-              (show only these lines of the output, 1-based;
                                  each gap becomes a line `...`)
+    hide: ^option               (leave out the lines this regular expression
+                                 finds, each run of them becoming `...`)
     stderr: yes                 (standard error too, in the same pipe, as `2>&1`)
     status: 2                   (the exit status expected; default 0)
     -->
@@ -31,7 +33,9 @@ output. A comment of several lines adds options, one `key: value` a line:
 
 is a bot protocol session (docs/protocol.md): the block's `> ` lines are sent
 one by one and each is followed by the engine's replies to it as `< ` lines
-(`lines:` elides here too; a gap of replies becomes `< ...`). To find where
+(`lines:` and `hide:` elide here too, matched against the `< ` lines; a gap
+of replies becomes `< ...`). Give `go` an iteration limit and a seed, and
+run the bot with `--info-interval 0` so that only the last `info` is shown. To find where
 the replies to a line end, the runner waits for the `bestmove` of a `go`,
 then sends an `isready` of its own and takes everything before its `readyok`;
 that `isready` and its `readyok` are not shown.
@@ -209,9 +213,9 @@ def read_marker(path, lines, i, m) -> dict:
             continue
         key, sep, value = raw.partition(":")
         key = key.strip()
-        if not sep or key not in ("input", "lines", "stderr", "status"):
+        if not sep or key not in ("input", "lines", "hide", "stderr", "status"):
             raise ValueError(f"{rel(path)}:{i + 1}: unknown marker option line {raw!r} "
-                             "(input:, lines:, stderr:, status:)")
+                             "(input:, lines:, hide:, stderr:, status:)")
         if key == "input":
             inputs.append(value[1:] if value.startswith(" ") else value)
         else:
@@ -398,16 +402,22 @@ def run_session(block: Block) -> list:
 
 
 def select(block: Block, lines: list, gap: str) -> list:
-    """Keep the lines named by the `lines:` option (1-based ranges), a gap line for each cut."""
-    spec = block.options.get("lines")
-    if not spec:
+    """Keep the lines named by the `lines:` option (1-based ranges) and not found by the `hide:`
+    regular expression; a gap line for each run of lines cut."""
+    spec, hide = block.options.get("lines"), block.options.get("hide")
+    if not spec and not hide:
         return lines
-    keep = set()
-    for part in spec.split(","):
-        lo, dash, hi = part.strip().partition("-")
-        a = int(lo) if lo else 1
-        b = (int(hi) if hi else len(lines)) if dash else a
-        keep.update(range(a, b + 1))
+    keep = set(range(1, len(lines) + 1))
+    if spec:
+        keep = set()
+        for part in spec.split(","):
+            lo, dash, hi = part.strip().partition("-")
+            a = int(lo) if lo else 1
+            b = (int(hi) if hi else len(lines)) if dash else a
+            keep.update(range(a, b + 1))
+    if hide:
+        rx = re.compile(hide)
+        keep = {no for no in keep if not rx.search(lines[no - 1])}
     out, cut = [], []
     for no, line in enumerate(lines, 1):
         if no in keep:
