@@ -1,1 +1,1 @@
-"""Information-set search and the agents built on it (see DESIGN.md "Search")."""
+"""Information-set search and what is built on it: ISMCTS, the agents, the arena, analysis and game review (README "Layout")."""
