@@ -17,6 +17,10 @@ processes. Seats are rotated over paired deals and the match is summarised
 exactly as search.arena.run_match does (win shares with Wilson intervals,
 mean rank, Elo for two engines).
 
+Each engine is a tne_ai.client.Engine (process group, pipe threads,
+transcript, deadlines); this module keeps the game, the clocks and the
+mapping of the client's exceptions to forfeit kinds.
+
 With `--variants` (the 2015 variants, docs/engine.md) every game is played
 with them: each engine gets `newgame ... variants english,wonder seat S`
 (the `variants` word only when some are on, so the base game's traffic is
@@ -32,11 +36,9 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import os
-import queue
 import re
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -46,17 +48,17 @@ from typing import Callable, Optional
 import click
 
 import engine
-from engine.actions import VARIANTS, parse_action
-from engine.errors import NotationError
+from engine.actions import VARIANTS
 from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, default_lineup,
                           derive_seed, final_ranks, plan_seats, record_epilogue)
+from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
+                           Limits, ProtocolErrorReply, WaitCancelled, kill_all,
+                           newgame_line)  # noqa: F401 (newgame_line: part of this module's API)
 from tne_ai.debug import variants_option
 
-LINE_LIMIT = 65_536          # the protocol's longest line (docs/protocol.md)
-QUIT_WAIT = 1.0              # seconds an engine gets to leave after `quit` before it is killed
 POLL = 0.25                  # seconds between checks for an interrupted match while waiting
 NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")
 # How an engine can lose a game by forfeit (GameResult.forfeit["kind"]).
@@ -201,19 +203,15 @@ class Control:
             parts.append(f"iterations {self.iterations}")
         return ", ".join(parts) or "engine default"
 
+    def limits(self, clocks: Optional[list]) -> Limits:
+        """Return the limits of the next search given every seat's clock (ms, or None without a time control)."""
+        return Limits(iterations=self.iterations, movetime=self.movetime_ms,
+                      clocks=[max(0, round(ms)) for ms in clocks] if clocks is not None else None,
+                      incs=[self.inc_ms] * len(clocks) if clocks is not None else None)
+
     def go(self, clocks: Optional[list]) -> str:
         """Return the `go` command for the current clocks."""
-        words = ["go"]
-        if self.iterations is not None:
-            words += ["iterations", str(self.iterations)]
-        if self.movetime_ms is not None:
-            words += ["movetime", str(self.movetime_ms)]
-        if clocks is not None:
-            for s, ms in enumerate(clocks):
-                words += [f"clock{s}", str(max(0, round(ms)))]
-            for s in range(len(clocks)):
-                words += [f"inc{s}", str(self.inc_ms)]
-        return " ".join(words)
+        return self.limits(clocks).command()
 
     def allowance_ms(self, clock: Optional[float]) -> float:
         """Return how long a reply may take, grace included, given the mover's clock."""
@@ -233,202 +231,17 @@ class Control:
         return f"hung: no bestmove within {self.move_timeout_ms / 1000:g} s"
 
 
-# ---------------------------------------------------------------- one engine process
+# ---------------------------------------------------------------- ending engines
 
-_LIVE: set = set()                 # every EngineProcess started and not yet closed
-_LIVE_LOCK = threading.Lock()
-
-
-def kill_all() -> None:
-    """Kill every engine process still running (on an interrupted match)."""
-    with _LIVE_LOCK:
-        live = list(_LIVE)
-    for p in live:
-        p.kill()
-
-
-class EngineProcess:
-    """One running engine: its process (in its own process group), pipe threads and transcript."""
-
-    def __init__(self, spec: EngineSpec, label: str, log_path: Optional[str] = None,
-                 cancel: Optional[threading.Event] = None):
-        """Prepare to run `spec`; `label` names it in messages; `log_path` gets the transcript."""
-        self.spec, self.label, self.cancel = spec, label, cancel
-        self.proc: Optional[subprocess.Popen] = None
-        self.lines: queue.Queue = queue.Queue()     # (bytes or None at EOF, arrival time)
-        self.outbox: queue.Queue = queue.Queue()    # lines to write; None ends the writer
-        self.stderr_tail = collections.deque(maxlen=5)
-        self.options: dict = {}                     # advertised option names, lower case -> name
-        self.threads: list = []
-        self._log = open(log_path, "w", encoding="utf-8", errors="replace") if log_path else None
-        self._log_lock = threading.Lock()
-
-    def log(self, mark: str, text: str) -> None:
-        """Append one line to the transcript (`>` sent, `<` received, `!` stderr, `#` referee)."""
-        if self._log is not None:
-            with self._log_lock:
-                if not self._log.closed:
-                    self._log.write(f"{time.monotonic():.3f} {mark} {text}\n")
-                    self._log.flush()
-
-    def start(self) -> None:
-        """Start the process and its pipe threads; EngineFailure if it cannot be started."""
-        try:
-            # A session of its own: the terminal's Ctrl-C reaches only the referee, which
-            # then kills the engine's whole process group (search workers included).
-            self.proc = subprocess.Popen(list(self.spec.argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, cwd=self.spec.cwd, start_new_session=True)
-        except (OSError, ValueError) as e:
-            raise EngineFailure("handshake", f"cannot start {self.spec.cmd!r}: {e}") from None
-        with _LIVE_LOCK:
-            _LIVE.add(self)
-        self.log("#", f"started pid {self.proc.pid}: {self.spec.cmd}")
-        for target in (self._read_stdout, self._read_stderr, self._write_stdin):
-            t = threading.Thread(target=target, name=f"{self.label}:{target.__name__}", daemon=True)
-            t.start()
-            self.threads.append(t)
-
-    # The pipes are served by threads so that a silent or blocked engine can never
-    # block the referee: reads wait on a queue with a deadline, writes never wait.
-    def _read_stdout(self) -> None:
-        out = self.proc.stdout
-        while True:
-            try:
-                raw = out.readline(LINE_LIMIT + 1)
-            except (OSError, ValueError):
-                raw = b""
-            self.lines.put((raw or None, time.monotonic()))
-            if not raw:
-                return
-
-    def _read_stderr(self) -> None:
-        err = self.proc.stderr
-        while True:
-            try:
-                raw = err.readline(LINE_LIMIT)
-            except (OSError, ValueError):
-                return
-            if not raw:
-                return
-            text = raw.decode("utf-8", "replace").rstrip()
-            if text:
-                self.stderr_tail.append(text)
-                self.log("!", text)
-
-    def _write_stdin(self) -> None:
-        pipe = self.proc.stdin
-        while True:
-            line = self.outbox.get()
-            if line is None:
-                break
-            try:
-                pipe.write(line.encode("ascii", "replace") + b"\n")
-                pipe.flush()
-            except (OSError, ValueError):
-                break                       # the engine is gone: the reader sees the end of its output
-        try:
-            pipe.close()
-        except (OSError, ValueError):
-            pass
-
-    def send(self, line: str) -> None:
-        """Queue one line for the engine."""
-        self.log(">", line)
-        self.outbox.put(line)
-
-    def read(self, deadline: float) -> tuple:
-        """Return the next (line, arrival time); TimeoutError past `deadline`; EngineFailure at end of output."""
-        while True:
-            if self.cancel is not None and self.cancel.is_set():
-                raise Cancelled()
-            left = deadline - time.monotonic()
-            try:
-                raw, t = self.lines.get(timeout=max(0.0, min(left, POLL)))
-                break
-            except queue.Empty:
-                if left <= 0:
-                    raise TimeoutError() from None
-        if raw is None:
-            raise EngineFailure("crash", self._exit_reason())
-        if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
-            self.log("<", f"<a line of more than {LINE_LIMIT} bytes>")
-            raise EngineFailure("garbled", f"sent a line longer than {LINE_LIMIT} bytes")
-        try:
-            line = raw.decode("ascii").strip()
-        except UnicodeDecodeError:
-            self.log("<", repr(raw))
-            raise EngineFailure("garbled", f"sent a line that is not ASCII: {raw[:60]!r}") from None
-        self.log("<", line)
-        return line, t
-
-    def _exit_reason(self) -> str:
-        """Return how the engine ended, with the last line of its stderr."""
-        try:
-            status = self.proc.wait(timeout=QUIT_WAIT)
-        except subprocess.TimeoutExpired:
-            status = None
-        if self.threads:
-            self.threads[1].join(timeout=0.5)       # let the stderr thread catch the last words
-        if status is None:
-            why = "closed its output"
-        elif status < 0:
-            try:
-                why = f"crashed (killed by {signal.Signals(-status).name})"
-            except ValueError:
-                why = f"crashed (killed by signal {-status})"
-        else:
-            why = f"crashed (exited with status {status})"
-        if self.stderr_tail:
-            why += f"; stderr: {self.stderr_tail[-1][:200]}"
-        return why
-
-    def kill(self) -> None:
-        """Kill the engine's process group at once (safe to call from any thread, more than once)."""
-        if self.proc is None:
-            return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def close(self, wait: float = 0.0) -> None:
-        """Give the engine `wait` seconds to exit after `quit` (already sent), then kill and reap it."""
-        if self.proc is not None:
-            if wait > 0:
-                try:
-                    self.proc.wait(timeout=wait)
-                except subprocess.TimeoutExpired:
-                    pass
-            # The group also after a clean exit: it may still hold the engine's own children.
-            self.kill()
-            self.proc.kill()                # in case the engine left its group
-            self.proc.wait()
-            self.outbox.put(None)
-            for t in self.threads:
-                t.join(timeout=2.0)
-            for pipe, t in zip((self.proc.stdout, self.proc.stderr), self.threads):
-                if not t.is_alive():        # closing under a blocked reader could block the referee
-                    try:
-                        pipe.close()
-                    except (OSError, ValueError):
-                        pass
-            self.log("#", f"ended with status {self.proc.returncode}")
-        if self._log is not None:
-            with self._log_lock:
-                self._log.close()
-        with _LIVE_LOCK:
-            _LIVE.discard(self)
-
-
-def close_engines(procs: list, graceful: bool) -> None:
-    """End every engine of a game: `quit` and a short wait when graceful, then kill and reap."""
+def close_engines(engines: list, graceful: bool) -> None:
+    """End every engine of a game (None: never started): `quit` and a short wait if graceful, then kill and reap."""
+    live = [eng for eng in engines if eng is not None]
     if graceful:
-        for p in procs:
-            if p.proc is not None and p.proc.poll() is None:
-                p.send("quit")
+        for eng in live:
+            eng.quit()
     deadline = time.monotonic() + (QUIT_WAIT if graceful else 0.0)
-    for p in procs:
-        p.close(wait=max(0.0, deadline - time.monotonic()))
+    for eng in live:
+        eng.close(wait=max(0.0, deadline - time.monotonic()), graceful=graceful)
 
 
 # ---------------------------------------------------------------- one game
@@ -442,77 +255,45 @@ def normal_variants(variants) -> tuple:
     return tuple(v for v in VARIANTS if v in names)
 
 
-def newgame_line(players: int, board: str, seat: int, variants=()) -> str:
-    """Return the `newgame` command for a seat (`variants` named only when some are on)."""
-    words = ["newgame", "players", str(players), "board", board]
-    if variants:
-        words += ["variants", ",".join(variants)]
-    return " ".join(words + ["seat", str(seat)])
+def _failure(e: ClientError, seat: int) -> Exception:
+    """Return what a client error during the game means: the forfeit (EngineFailure) or a cancelled match."""
+    if isinstance(e, WaitCancelled):
+        return Cancelled()
+    if isinstance(e, ProtocolErrorReply):
+        return EngineFailure("error", f"answered {e.line[:200]!r}", seat)
+    if isinstance(e, EngineTerminated):
+        return EngineFailure("crash", str(e), seat)
+    return EngineFailure("garbled", str(e), seat)       # GarbledReply: a bad line or a bestmove that is no move
 
 
-def _handshake(procs: list, players: int, board: str, seeds: list, deadline: float, variants=()) -> None:
-    """Start every seat's engine and bring it to `readyok`; EngineFailure (with its seat) if one fails."""
-    def failed(s: int, e: Exception, stage: str) -> EngineFailure:
-        if isinstance(e, TimeoutError):
-            return EngineFailure("handshake", f"failed the handshake: no {stage} within the handshake timeout", s)
-        return EngineFailure("handshake", f"failed the handshake: {e.reason}", s)
-
-    for s, p in enumerate(procs):
+def _handshake(engines: list, specs: list, start: Callable, players: int, board: str, seeds: list,
+               deadline: float, variants=()) -> None:
+    """Start every seat's engine (`start(seat)`) into `engines`, bring each to `readyok`; EngineFailure if one fails."""
+    for s in range(len(specs)):
         try:
-            p.start()
-        except EngineFailure as e:
-            e.seat = s
-            raise
-        p.send("tne")
-    for s, p in enumerate(procs):
+            engines[s] = start(s)
+        except EngineStartError as e:
+            raise EngineFailure("handshake", str(e), s) from None
+    for s, eng in enumerate(engines):
         try:
-            while True:
-                line, _ = p.read(deadline)
-                words = line.split()
-                if words[:1] == ["tneok"]:
-                    break
-                if words[:2] == ["option", "name"] and len(words) > 2:
-                    p.options[words[2].lower()] = words[2]
-                # anything else before `tneok` (id lines, banners) is allowed and ignored
-        except (EngineFailure, TimeoutError) as e:
-            raise failed(s, e, "tneok")
-        given = {name.lower() for name, _ in p.spec.options}
-        for name, value in p.spec.options:
-            p.send(f"setoption name {name} value {value}")
-        # An engine with a Seed option gets one derived from the match seed, so a seeded
-        # match is reproducible and repeated deals are not played identically.
-        if "seed" in p.options and "seed" not in given:
-            p.send(f"setoption name {p.options['seed']} value {seeds[s]}")
-        p.send(newgame_line(players, board, s, variants))
-        p.send("isready")
-    for s, p in enumerate(procs):
-        try:
-            while True:
-                line, _ = p.read(deadline)
-                if line.split()[:1] == ["readyok"]:
-                    break
-                if line.split()[:1] == ["error"]:
-                    raise EngineFailure("handshake", f"failed the handshake: answered {line[:200]!r}", s)
-        except (EngineFailure, TimeoutError) as e:
-            if isinstance(e, EngineFailure) and e.seat is not None:
-                raise
-            raise failed(s, e, "readyok")
-
-
-def _await_bestmove(p: EngineProcess, deadline: float) -> tuple:
-    """Return (move text, arrival time) of the engine's `bestmove`, skipping `info` lines."""
-    while True:
-        line, t = p.read(deadline)
-        if t > deadline:
-            raise TimeoutError()
-        word = line.split()[0] if line else ""
-        if word == "bestmove":
-            return line[len("bestmove"):].strip(), t
-        if word in ("", "info", "readyok"):
-            continue
-        if word == "error":
-            raise EngineFailure("error", f"answered {line[:200]!r}")
-        raise EngineFailure("garbled", f"garbled reply {line[:80]!r} (expected info or bestmove)")
+            eng.handshake(timeout=max(0.0, deadline - time.monotonic()))
+            eng.configure(specs[s].options, check=False, sync=False)
+            # An engine with a Seed option gets one derived from the match seed, so a seeded
+            # match is reproducible and repeated deals are not played identically.
+            seed_option = eng.find_option("seed")
+            if seed_option is not None and "seed" not in {name.lower() for name, _ in specs[s].options}:
+                eng.configure([(seed_option.name, seeds[s])], check=False, sync=False)
+            eng.new_game(players, board, s, variants)
+            eng.is_ready(timeout=max(0.0, deadline - time.monotonic()))
+        except EngineTimeout as e:
+            raise EngineFailure("handshake", f"failed the handshake: no {e.expected} within the handshake timeout",
+                                s) from None
+        except ProtocolErrorReply as e:
+            raise EngineFailure("handshake", f"failed the handshake: answered {e.line[:200]!r}", s) from None
+        except WaitCancelled:
+            raise Cancelled() from None
+        except ClientError as e:
+            raise EngineFailure("handshake", f"failed the handshake: {e}", s) from None
 
 
 def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "standard",
@@ -540,8 +321,8 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     headers.update({f"seat{s}": nm for s, nm in enumerate(names)})
     rec = GameRecorder(state, seed=deal, headers=headers)
     start = state.snapshot()
-    opening = [f"position startpos first {start['to_act']} hand {letters(start['hands'][s])}"
-               for s in range(players)]
+    first = start["to_act"]
+    hands = [letters(start["hands"][s]) for s in range(players)]
     events = [[] for _ in range(players)]
     clocks = [float(control.base_ms)] * players if control.base_ms is not None else None
     think, calls = [0.0] * players, [0] * players
@@ -549,41 +330,40 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     if log_dir:
         os.makedirs(log_dir, exist_ok=True)
     tag = f"game{game_no:04d}-" if game_no is not None else ""
-    procs = [EngineProcess(sp, f"seat {s} ({names[s]})",
-                           os.path.join(log_dir, f"{tag}seat{s}-{names[s]}.log") if log_dir else None, cancel)
-             for s, sp in enumerate(specs)]
+
+    def start_engine(s: int) -> Engine:
+        # strict=False: a malformed `info` or `option` line is no reason to forfeit a game
+        return Engine(specs[s].cmd, cwd=specs[s].cwd, label=f"seat {s} ({names[s]})", cancel=cancel, strict=False,
+                      transcript=os.path.join(log_dir, f"{tag}seat{s}-{names[s]}.log") if log_dir else None)
+
+    engines: list = [None] * players
     graceful = False
     try:
         try:
-            _handshake(procs, players, board, seeds, time.monotonic() + control.handshake_ms / 1000, variants)
+            _handshake(engines, specs, start_engine, players, board, seeds,
+                       time.monotonic() + control.handshake_ms / 1000, variants)
             while not state.is_terminal() and decisions < max_decisions:
                 if cancel is not None and cancel.is_set():
                     raise Cancelled()
                 seat = state.to_act
-                p = procs[seat]
-                p.send(opening[seat] + (" moves " + "; ".join(events[seat]) if events[seat] else ""))
+                eng = engines[seat]
                 clock = clocks[seat] if clocks is not None else None
-                p.send(control.go(clocks))
+                eng.set_position(first=first, hand=hands[seat], moves=events[seat])
                 t0 = time.monotonic()
                 try:
-                    text, t1 = _await_bestmove(p, t0 + control.allowance_ms(clock) / 1000)
-                except TimeoutError:
+                    reply = eng.play(control.limits(clocks), timeout=control.allowance_ms(clock) / 1000)
+                except EngineTimeout:
                     think[seat] += time.monotonic() - t0
                     calls[seat] += 1
                     raise EngineFailure("time", control.late_reason(clock), seat) from None
-                except EngineFailure as e:
-                    e.seat = seat
-                    raise
-                elapsed = t1 - t0
-                think[seat] += elapsed
+                except ClientError as e:
+                    raise _failure(e, seat) from None
+                think[seat] += reply.elapsed
                 calls[seat] += 1
                 if clocks is not None:
                     # inside the grace margin the clock stops at zero rather than going negative
-                    clocks[seat] = max(0.0, clocks[seat] - 1000 * elapsed) + control.inc_ms
-                try:
-                    action = parse_action(text)
-                except NotationError as e:
-                    raise EngineFailure("garbled", f"garbled move {text[:80]!r}: {e}", seat) from None
+                    clocks[seat] = max(0.0, clocks[seat] - 1000 * reply.elapsed) + control.inc_ms
+                action, text = reply.action, reply.move
                 if action not in state.legal_actions():
                     raise EngineFailure("illegal", f"illegal move {text!r} in phase {state.phase} "
                                         f"(seat {seat} to act)", seat)
@@ -598,11 +378,12 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
             if cancel is not None and cancel.is_set():
                 raise Cancelled() from None
             forfeit = {"seat": e.seat, "reason": e.reason, "kind": e.kind}
-            procs[e.seat].log("#", f"forfeit: {e.reason}")
-            procs[e.seat].kill()
+            if engines[e.seat] is not None:
+                engines[e.seat].note(f"forfeit: {e.reason}")
+                engines[e.seat].kill()
             graceful = True
     finally:
-        close_engines(procs, graceful)
+        close_engines(engines, graceful)
     ranks, end_reason = final_ranks(state, forfeit)
     text = rec.text() + record_epilogue(end_reason, decisions, forfeit, names)
     text += f"# ranks {' '.join(map(str, ranks))} ({end_reason})\n"
