@@ -490,10 +490,6 @@ EXEMPT = {
         "the form of the `info` replies, numbers made up; docs/protocol.md is to get an illustrative marker",
     ("docs/protocol.md", "> tne"):
         "the session of docs/protocol.md: run by tests/test_protocol_doc.py",
-    ("docs/match.md", "game 1/20 ranks fast:0 deep:1 (bag, 205 decisions, 41s)"):
-        "docs/match.md is to be marked by its owner (a real small `tne-ai match` run)",
-    ("docs/match.md", "20 games, 2 players, standard board, seed 0, lineup fast deep"):
-        "docs/match.md is to be marked by its owner (a real small `tne-ai match` run)",
 }
 
 
