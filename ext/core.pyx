@@ -1796,14 +1796,63 @@ cdef void strength(GameState* s, int p, int* v) noexcept nogil:
                 v[j] = v[j + 1]
                 v[j + 1] = tmp
 
-cdef inline float colour_utility(int* x, const EvalParams* ep) noexcept nogil:
-    """Concave value of a seat's colour totals (R-END-2 ranks by the weakest)."""
+# What the evaluation counted, term by term, as it counted it: seat_values and
+# evaluate_terms fill one when given it (explain); the search gives them NULL.
+ctypedef struct SeatTerms:
+    int totals[4]           # colour totals, treasures on the weakest (R-END-2)
+    int weakest             # the lowest total
+    float concave           # sum over colours of tau*(1-exp(-x/tau))
+    float weakest_bonus     # min_bonus * weakest
+    float colours           # concave + weakest_bonus, as colour_utility returns it
+    float need[4]           # what one more point of each colour adds (or the root's, fixed)
+    float catastrophes
+    float leaders           # sum over its leaders of need * prospect
+    float leader_parts[6]   # that sum split: presence, temples, supporters, monuments, treasure, building
+    float kings             # king * max need per king on the board
+    float wonder            # wonder * max need for a king in the wonder's kingdom
+    float exposure
+    float value             # what seat_values wrote
+    float margin            # value less the opponents' (seat_margin)
+    float end               # endgame term added to the margin (fixed needs only)
+    float centre            # centre term taken from the margin (fixed needs only)
+    float final_margin      # the margin the logistic is taken of
+    float reward            # what evaluate wrote
+
+ctypedef struct LeaderTerms:
+    int seat
+    int colour
+    int sq
+    int temples
+    int supporters          # face-up tiles of its colour in its kingdom (counted up to 12)
+    int monuments
+    int treasure            # a trader whose kingdom holds a treasure
+    int building            # its colour's building in its kingdom (variant)
+    float need
+    float prospect
+    float contribution      # need * prospect, as added to the seat's value
+
+ctypedef struct EvalTerms:
+    SeatTerms seat[MAX_PLAYERS]
+    LeaderTerms leader[4 * MAX_PLAYERS]
+    int n_leaders
+    float progress          # how near the end is, 0..1
+    int over                # the game is over: rewards are the final ranking
+
+cdef inline float colour_concave(int* x, const EvalParams* ep, int* lo) noexcept nogil:
+    """Return the concave sum of a seat's colour totals and write the weakest total to lo."""
     cdef float v = 0.0
-    cdef int c, lo = x[0]
+    cdef int c
+    lo[0] = x[0]
     for c in range(4):
         v += ep.tau * (1.0 - exp(-x[c] / ep.tau))
-        if x[c] < lo:
-            lo = x[c]
+        if x[c] < lo[0]:
+            lo[0] = x[c]
+    return v
+
+cdef inline float colour_utility(int* x, const EvalParams* ep) noexcept nogil:
+    """Concave value of a seat's colour totals (R-END-2 ranks by the weakest)."""
+    cdef int lo
+    cdef float v = colour_concave(x, ep, &lo)
     return v + ep.min_bonus * lo
 
 cdef void colour_values(GameState* s, int p, const EvalParams* ep, float* base, float* need) noexcept nogil:
@@ -1825,7 +1874,7 @@ cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil:
     for p in range(s.players):
         colour_values(s, p, ep, &base, ep.fixed_need[p])
     ep.use_fixed_need = 1
-    seat_values(s, ep, vals)
+    seat_values(s, ep, vals, NULL)
     for p in range(s.players):
         ep.fixed_margin[p] = seat_margin(vals, s.players, p, ep)
 
@@ -1888,21 +1937,41 @@ cdef void exposure_terms(GameState* s, const EvalParams* ep, uint8_t (*up_count)
             vals[p] += ep.exposure * (win * need[p][c] * (1 + sj) - (1.0 - win) * need[p][c] * prospect[lsq[i]])
             vals[q] += ep.exposure * ((1.0 - win) * need[q][c] * (1 + si) - win * need[q][c] * prospect[lsq[j]])
 
-cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept nogil:
-    """Write every seat's positional value: colour utility plus its leaders' prospects."""
+cdef void record_colours(GameState* s, int p, const EvalParams* ep, float base, float* need,
+                        SeatTerms* out) noexcept nogil:
+    """Write a seat's colour terms as colour_values counted them (explain only)."""
+    cdef int c
+    with_treasures(s, p, out.totals)
+    out.concave = colour_concave(out.totals, ep, &out.weakest)
+    out.weakest_bonus = ep.min_bonus * out.weakest
+    out.colours = base
+    for c in range(4):
+        out.need[c] = need[c]
+    out.catastrophes = ep.catastrophe * s.cats_left[p]
+
+cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms* rec) noexcept nogil:
+    """Write every seat's positional value: colour utility plus its leaders' prospects.
+
+    rec, when not NULL, receives every term as it is added (explain); the
+    search passes NULL, and nothing it computes depends on rec.
+    """
     cdef uint8_t up_count[NSQ][4]
     cdef uint8_t tre_count[NSQ]
     cdef float need[MAX_PLAYERS][4]
     cdef float prospect[NSQ]
+    cdef float before[MAX_PLAYERS]
     cdef float base, v, max_need
     cdef BB b
-    cdef int sq, p, c, r, m, t, nmon
+    cdef int sq, p, c, r, m, t, nmon, near, bld
+    cdef LeaderTerms* lt
     for p in range(s.players):
         colour_values(s, p, ep, &base, need[p])
         if ep.use_fixed_need:
             for c in range(4):
                 need[p][c] = ep.fixed_need[p][c]
         vals[p] = base + ep.catastrophe * s.cats_left[p]
+        if rec != NULL:
+            record_colours(s, p, ep, base, need[p], &rec.seat[p])
     if not bb_any(s.leaders):
         return
     count_by_kingdom(s, up_count)
@@ -1924,22 +1993,53 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals) noexcept 
                     and uf_find(s, s.monument_sq[m]) == r):
                 nmon += 1
         v += ep.monument * nmon
+        near = 0
+        bld = 0
         if c == GREEN and tre_count[r] > 0:
             v += ep.treasure_near
+            near = 1
         if s.building_sq[c] >= 0 and uf_find(s, s.building_sq[c]) == r:
             v += ep.building
+            bld = 1
         vals[p] += need[p][c] * v
         prospect[sq] = v
+        if rec != NULL:
+            lt = &rec.leader[rec.n_leaders]
+            rec.n_leaders += 1
+            lt.seat, lt.colour, lt.sq, lt.temples = p, c, sq, t
+            lt.supporters = up_count[r][c]
+            lt.monuments = nmon
+            lt.treasure = near
+            lt.building = bld
+            lt.need = need[p][c]
+            lt.prospect = v
+            lt.contribution = need[p][c] * v
+            rec.seat[p].leaders += lt.contribution
+            rec.seat[p].leader_parts[0] += need[p][c] * ep.leader
+            rec.seat[p].leader_parts[1] += need[p][c] * ep.temple * (4 if t > 4 else t)
+            rec.seat[p].leader_parts[2] += need[p][c] * ep.supporter * (12 if up_count[r][c] > 12 else up_count[r][c])
+            rec.seat[p].leader_parts[3] += need[p][c] * ep.monument * nmon
+            rec.seat[p].leader_parts[4] += need[p][c] * ep.treasure_near * lt.treasure
+            rec.seat[p].leader_parts[5] += need[p][c] * ep.building * lt.building
         if c == BLACK:
             max_need = need[p][0]
             for m in range(1, 4):
                 if need[p][m] > max_need:
                     max_need = need[p][m]
             vals[p] += ep.king * max_need
+            if rec != NULL:
+                rec.seat[p].kings += ep.king * max_need
             if s.wonder_sq >= 0 and uf_find(s, s.wonder_sq) == r:
                 vals[p] += ep.wonder * max_need
+                if rec != NULL:
+                    rec.seat[p].wonder += ep.wonder * max_need
     if ep.exposure > 0:
+        if rec != NULL:
+            memcpy(before, vals, s.players * sizeof(float))
         exposure_terms(s, ep, up_count, need, prospect, vals)
+        if rec != NULL:
+            for p in range(s.players):
+                rec.seat[p].exposure = vals[p] - before[p]
 
 cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
     """Compare two seats by R-END-2: >0 if p ranks above q, 0 on a full tie."""
@@ -1967,10 +2067,25 @@ cdef inline float seat_margin(float* vals, int players, int p, const EvalParams*
 
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil:
     """Write a reward in [0, 1] per seat: the final ranking if over, else a heuristic."""
+    evaluate_terms(s, ep, rewards, NULL)
+
+cdef void evaluate_terms(GameState* s, const EvalParams* ep, float* rewards, EvalTerms* rec) noexcept nogil:
+    """Write evaluate's rewards; rec, when not NULL, receives every term (explain, see seat_values)."""
     cdef int p, q, better, tied
     cdef float vals[MAX_PLAYERS]
     cdef float margin, progress, lead
+    cdef double end
+    if rec != NULL:
+        memset(rec, 0, sizeof(EvalTerms))
     if s.phase == PH_OVER:
+        if rec != NULL:
+            # the terms still say what the heuristic would count; the rewards are the ranking's
+            rec.over = 1
+            seat_values(s, ep, vals, rec)
+            for p in range(s.players):
+                rec.seat[p].value = vals[p]
+                rec.seat[p].margin = seat_margin(vals, s.players, p, ep)
+                rec.seat[p].final_margin = rec.seat[p].margin
         for p in range(s.players):
             better = 0
             tied = 0
@@ -1984,15 +2099,22 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
                 rewards[p] = 1.0 / (1 + tied)
             else:
                 rewards[p] = 0.25 * (s.players - 1 - better) / (s.players - 1)
+            if rec != NULL:
+                rec.seat[p].reward = rewards[p]
         return
-    seat_values(s, ep, vals)
+    seat_values(s, ep, vals, rec)
     # how near the end is (R-END-1): 10 treasures down to 2, or the bag of
     # 143 tiles less the starting hands down to empty
     progress = (10 - bb_count(s.treasure)) / 8.0
     if 1.0 - s.bag_len / (143.0 - 6 * s.players) > progress:
         progress = 1.0 - s.bag_len / (143.0 - 6 * s.players)
+    if rec != NULL:
+        rec.progress = progress
     for p in range(s.players):
         margin = seat_margin(vals, s.players, p, ep)
+        if rec != NULL:
+            rec.seat[p].value = vals[p]
+            rec.seat[p].margin = margin
         if ep.use_fixed_need:
             lead = ep.fixed_margin[p]
             if lead > 2.0:
@@ -2000,9 +2122,16 @@ cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept 
             elif lead < -2.0:
                 lead = -2.0
             # nearer the end is better for a seat that leads at the root, worse for one behind
-            margin += ep.endgame * progress * lead * 0.5
+            end = ep.endgame * progress * lead * 0.5
+            margin += end
             margin -= ep.centre * ep.fixed_margin[p]
+            if rec != NULL:
+                rec.seat[p].end = end
+                rec.seat[p].centre = ep.centre * ep.fixed_margin[p]
         rewards[p] = 1.0 / (1.0 + exp(-margin / ep.scale))
+        if rec != NULL:
+            rec.seat[p].final_margin = margin
+            rec.seat[p].reward = rewards[p]
 
 cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil:
     """Play ε-greedy decisions: uniform with probability ε, else uniform among the best-scored."""
@@ -2072,5 +2201,48 @@ def _seat_values(CoreState st, weights):
     """Return every seat's positional value (weights in EVAL_FIELDS order)."""
     cdef EvalParams ep = eval_params_from(weights)
     cdef float v[MAX_PLAYERS]
-    seat_values(&st.s, &ep, v)
+    seat_values(&st.s, &ep, v, NULL)
     return [v[i] for i in range(st.s.players)]
+
+
+LEADER_PARTS = ("presence", "temples", "supporters", "monuments", "treasure", "building")
+
+
+def _explain(CoreState st, weights, bint at_root=False):
+    """Return every seat's evaluation terms as evaluate counts them (weights in EVAL_FIELDS order).
+
+    at_root: value the state as the search values its root, needs and
+    margins frozen there (fix_needs), so the end and centre terms apply;
+    otherwise as _evaluate does. The rewards are evaluate's own output.
+    """
+    cdef EvalParams ep = eval_params_from(weights)
+    cdef EvalTerms rec
+    cdef float r[MAX_PLAYERS]
+    cdef int p, i
+    cdef SeatTerms* t
+    cdef LeaderTerms* lt
+    if at_root:
+        fix_needs(&st.s, &ep)
+    evaluate_terms(&st.s, &ep, r, &rec)
+    seats = []
+    for p in range(st.s.players):
+        t = &rec.seat[p]
+        seats.append({
+            "totals": [t.totals[i] for i in range(4)], "weakest": t.weakest,
+            "concave": t.concave, "weakest_bonus": t.weakest_bonus, "colours": t.colours,
+            "need": [t.need[i] for i in range(4)], "catastrophes": t.catastrophes,
+            "leaders": t.leaders,
+            "leader_parts": {LEADER_PARTS[i]: t.leader_parts[i] for i in range(6)},
+            "kings": t.kings, "wonder": t.wonder, "exposure": t.exposure,
+            "value": t.value, "margin": t.margin, "end": t.end, "centre": t.centre,
+            "final_margin": t.final_margin, "reward": t.reward,
+        })
+    leaders = []
+    for i in range(rec.n_leaders):
+        lt = &rec.leader[i]
+        leaders.append({"seat": lt.seat, "colour": lt.colour, "square": lt.sq, "temples": lt.temples,
+                        "supporters": lt.supporters, "monuments": lt.monuments,
+                        "treasure": bool(lt.treasure), "building": bool(lt.building),
+                        "need": lt.need, "prospect": lt.prospect, "contribution": lt.contribution})
+    return {"seats": seats, "leaders": leaders, "progress": rec.progress, "over": bool(rec.over),
+            "rewards": [r[p] for p in range(st.s.players)]}
