@@ -35,6 +35,7 @@ from engine.position import format_position
 from engine.view import events_for_seat, letters
 from search.agent import Limits
 from search.ismcts import ISMCTS
+from search.explain import explain
 from search.params import SearchParams
 from tne_ai.bot import BotSession, bot_command, clock_budget_ms, options_from_cli
 from tne_ai.protocol import (COMMANDS, ERROR_CODES, MAX_LINE_BYTES, ProtocolError, decode_line, parse_json,
@@ -216,7 +217,7 @@ def test_golden_transcript_in_process(path):
     replay(InProcessBot(args), steps)
 
 
-@pytest.mark.parametrize("name", ["handshake", "go_iterations", "go_infinite_stop", "json_flag", "errors"])
+@pytest.mark.parametrize("name", ["handshake", "go_iterations", "go_infinite_stop", "json_flag", "errors", "eval"])
 def test_golden_transcript_through_the_real_process(name):
     """A few transcripts replay exactly through `tne-ai bot` over pipes, too."""
     args, steps = parse_transcript((TRANSCRIPTS / f"{name}.txt").read_text())
@@ -413,7 +414,7 @@ def test_isready_and_read_only_commands_are_served_during_a_search():
     s.bot.handle("go infinite")
     assert s.bot.searching
     start = len(s.out)
-    for line in ("isready", "show", "legalmoves", "position startpos first 0 hand kkrbgg", "newgame",
+    for line in ("isready", "show", "legalmoves", "eval", "position startpos first 0 hand kkrbgg", "newgame",
                  "setoption name Seed value 3", "go iterations 10", "perft 1"):
         s.bot.handle(line)
     during = s.out[start:]
@@ -421,6 +422,7 @@ def test_isready_and_read_only_commands_are_served_during_a_search():
     assert during[0] == "readyok"
     assert any(r.startswith("position fen ") for r in during)
     assert any(r.startswith("legalmoves ") for r in during)
+    assert any(r.startswith("eval view 0 ") for r in during)
     assert [r for r in during if r.startswith("error")] == ["error busy a search is running: send stop first"] * 5
     replies = s("stop")
     assert replies[-1].startswith("bestmove ") and not s.bot.searching
@@ -527,6 +529,86 @@ def test_a_whole_position_followed_by_events_keeps_the_whole_state_while_it_agre
     assert s("perft 1")[0].startswith("error hidden-unknown ")
 
 
+def eval_fields(line: str) -> tuple:
+    """Return an `eval` line as ({key: value} of its head, [{key: value} per seat])."""
+    head, *seats = line.split(" seat ")
+    pairs = lambda tokens: dict(zip(tokens[::2], tokens[1::2]))
+    return pairs(head.split()[1:]), [pairs(["seat"] + s.split()) for s in seats]
+
+
+def test_eval_replies_the_terms_of_this_seats_view():
+    """eval: the table as info strings, then the eval line holding explain()'s terms of this seat's observation."""
+    st = mid_game(seed=5, decisions=60, players=3, seat=1)
+    s = Session()
+    s("newgame players 3 seat 1")
+    assert s("eval") == ["error no-position no position is set: send position first"]
+    s(public_fen(st, seat=1))
+    replies = s("eval")
+    assert all(r.startswith("info string ") for r in replies[:-1]) and replies[-1].startswith("eval view 1 ")
+    assert sum(r.startswith("info string seat ") and ":" in r for r in replies) == 3
+    data = explain(observation(st.snapshot(), 1))
+    head, seats = eval_fields(replies[-1])
+    assert head == {"view": "1", "players": "3", "progress": f"{data['progress']:.4f}", "over": "false",
+                    "hidden": "public"}
+    for got, want in zip(seats, data["seats"]):
+        assert got["seat"] == str(want["seat"]) and got["weakest"] == want["weakest"]["colour"]
+        assert got["totals"] == ",".join(map(str, want["totals"]))
+        for key, value in (("leaders", want["terms"]["leaders"]), ("bonus", want["terms"]["weakest"]),
+                           ("value", want["value"]), ("margin", want["margin"]), ("reward", want["reward"])):
+            assert got[key] == f"{value:.4f}", key
+    # the JSON form is explain()'s data itself, floats to four decimals
+    reply = json.loads(s("protocol json", '{"cmd": "eval"}')[0])
+    assert reply["type"] == "eval" and reply["seat"] == 1
+    assert reply["seats"] == json.loads(json.dumps(format_json_floats(data["seats"])))
+
+
+def format_json_floats(v):
+    """Round floats as the JSON replies do."""
+    if isinstance(v, float):
+        return round(v, 4)
+    if isinstance(v, list):
+        return [format_json_floats(x) for x in v]
+    if isinstance(v, dict):
+        return {k: format_json_floats(x) for k, x in v.items()}
+    return v
+
+
+def test_eval_does_not_depend_on_tiles_this_seat_cannot_see():
+    """The whole position and the public one with this seat's tiles give the same eval; so does a game over."""
+    st = mid_game(seed=9, decisions=50)
+    whole, public = Session(), Session()
+    whole("position fen " + st.position(hidden=True))
+    public(public_fen(st))
+    assert whole("eval") == public("eval")
+    rng = random.Random(2)
+    end = st.clone()
+    while not end.is_terminal():
+        end.apply(rng.choice(end.legal_actions()))
+    done = Session()
+    done("position fen " + end.position(hidden=True))
+    line = done("eval")[-1]
+    head, seats = eval_fields(line)
+    assert head["over"] == "true"
+    ranks = end.result()
+    assert float(seats[ranks.index(0)]["reward"]) >= 0.5
+
+
+def test_a_bad_eval_is_refused_and_changes_nothing():
+    """eval with an argument (text or JSON) is bad-argument; the session and its next eval are as before."""
+    s = Session()
+    s(public_fen(mid_game()))
+    before, fp = s("eval"), s.bot.fingerprint()
+    assert s("eval extra-arg") == ["error bad-argument eval takes no arguments, got 'extra-arg'"]
+    assert s("eval 1 2") == ["error bad-argument eval takes no arguments, got '1 2'"]
+    assert s.bot.fingerprint() == fp
+    assert s("eval") == before
+    s("protocol json")
+    bad = json.loads(s('{"cmd": "eval", "seat": 0}')[0])
+    assert bad == {"type": "error", "code": "bad-argument", "text": "eval: unknown argument 'seat' (it takes none)"}
+    s('{"cmd": "protocol", "mode": "text"}')
+    assert s("eval") == before
+
+
 # ---------------------------------------------------------------- time
 
 
@@ -574,6 +656,7 @@ def test_text_and_json_commands_parse_to_the_same_command():
         ("go infinite", {"cmd": "go", "infinite": True}),
         ("setoption name Workers value 2", {"cmd": "setoption", "name": "Workers", "value": "2"}),
         ("perft 2", {"cmd": "perft", "depth": 2}),
+        ("eval", {"cmd": "eval"}),
         ("protocol json", {"cmd": "protocol", "mode": "json"}),
         ("quit", {"cmd": "quit"}),
     ]

@@ -31,6 +31,7 @@ from engine.render import render
 from engine.state import State, perft
 from engine.view import SeatView, is_swap, letters, observation_from_public, start_observation
 from search.agent import Limits, SearchError
+from search.explain import explain
 from search.ismcts import ISMCTS, world_from_observation
 from search.params import SearchParams
 from tne_ai import __version__
@@ -338,6 +339,16 @@ class BotSession:
         self._emit({"type": "show", "board": render(obs, pos.view.seat).rstrip("\n"),
                     "position": format_position(obs), "hand": letters(obs["hand"]),
                     "swapped": ",".join(str(n) for n in obs["own_swapped"])})
+        return True
+
+    def _cmd_eval(self, cmd: Command, received: float) -> bool:
+        # read-only like show, so served during a search: the position cannot change while one runs
+        pos = self._require_position()
+        try:
+            data = explain(pos.view.observation(), pos.view.seat, self._params())
+        except EngineError as e:
+            raise ProtocolError("bad-position", one_line(e)) from None
+        self._emit({"type": "eval", **data})
         return True
 
     def _cmd_protocol(self, cmd: Command, received: float) -> bool:

@@ -19,6 +19,7 @@ from typing import Optional
 from engine.actions import COLOURS, parse_variants
 from engine.errors import NotationError
 from engine.boards import BOARD_NAMES
+from search.explain import format_explanation
 from search.params import SearchParams
 
 MAX_LINE_BYTES = 65536          # longer lines are refused whole (bad-line)
@@ -35,7 +36,9 @@ ERROR_CODES = ("unknown-command", "bad-argument", "unknown-option", "bad-value",
                "hidden-unknown", "bad-line", "internal")
 
 COMMANDS = ("tne", "isready", "setoption", "newgame", "position", "go", "stop", "legalmoves",
-            "perft", "show", "protocol", "quit")
+            "perft", "show", "eval", "protocol", "quit")
+
+NO_ARGUMENTS = ("tne", "isready", "stop", "legalmoves", "show", "eval", "quit")
 
 ENGINE_NAME = "tne-ai"
 ENGINE_AUTHOR = "the tne-ai developers"
@@ -323,7 +326,7 @@ def parse_text(line: str) -> Command:
     name, rest = tokens[0], tokens[1:]
     if name not in COMMANDS:
         raise ProtocolError("unknown-command", f"{echo(name)}: known commands are {', '.join(COMMANDS)}")
-    if name in ("tne", "isready", "stop", "legalmoves", "show", "quit"):
+    if name in NO_ARGUMENTS:
         return Command(name, _no_args(name, rest))
     if name == "setoption":
         if len(rest) < 4 or rest[0] != "name" or rest[2] != "value":
@@ -448,7 +451,7 @@ def parse_json(line: str) -> Command:
     if not isinstance(name, str) or name not in COMMANDS:
         shown = name if isinstance(name, str) else json.dumps(name)
         raise ProtocolError("unknown-command", f"{echo(shown)}: known commands are {', '.join(COMMANDS)}")
-    if name in ("tne", "isready", "stop", "legalmoves", "show", "quit"):
+    if name in NO_ARGUMENTS:
         _json_keys(name, obj, ())
         return Command(name, {})
     if name == "setoption":
@@ -601,9 +604,34 @@ def format_text(reply: dict) -> list:
         out = [("info string " + row).rstrip() for row in reply["board"].split("\n")]
         out.append(f"position fen {reply['position']} hand {reply['hand']} swapped {reply['swapped']}")
         return out
+    if t == "eval":
+        # the table and its words for a person, then one line for a program
+        out = [("info string " + row).rstrip() for row in format_explanation(reply).split("\n") if row.strip()]
+        out.append(eval_line(reply))
+        return out
     if t == "error":
         return [f"error {reply['code']} {reply['text']}"]
     raise ValueError(f"unknown reply type {t!r}")
+
+
+def _f4s(values) -> str:
+    return ",".join(_f4(v) for v in values)
+
+
+def eval_line(reply: dict) -> str:
+    """Return the `eval` line: the position's facts, then `seat <s> <key value>...` per seat."""
+    out = [f"eval view {reply['seat']} players {reply['players']} progress {_f4(reply['progress'])} "
+           f"over {'true' if reply['over'] else 'false'} hidden public"]
+    for s in reply["seats"]:
+        terms = s["terms"]
+        out.append(f"seat {s['seat']} scores {','.join(map(str, s['scores']))} treasures {s['treasures']} "
+                   f"totals {','.join(map(str, s['totals']))} weakest {s['weakest']['colour']} "
+                   f"need {_f4s(s['need'].values())} colours {_f4(terms['colours'])} "
+                   f"bonus {_f4(terms['weakest'])} leaders {_f4(terms['leaders'])} kings {_f4(terms['kings'])} "
+                   f"wonder {_f4(terms['wonder'])} catastrophes {_f4(terms['catastrophes'])} "
+                   f"exposure {_f4(terms['exposure'])} value {_f4(s['value'])} margin {_f4(s['margin'])} "
+                   f"end {_f4(s['end'])} reward {_f4(s['reward'])}")
+    return " ".join(out)
 
 
 def _rounded(v):
