@@ -236,3 +236,16 @@ def test_seat_observation_names_the_field():
         seat_observation(public_snapshot(s.snapshot()))
     with pytest.raises(KnowledgeError, match="seat 9 is out of range"):
         seat_observation(s.snapshot(), 9)
+
+
+def test_explain_shows_the_evaluation_as_the_seat_knows_it():
+    """--explain adds the evaluation's terms; the seat's knowledge alone decides them (full = public + hand)."""
+    _, _, s = played_game(2, 9, 20)
+    hand = letters(s.snapshot()["hands"][s.to_act])
+    args = ("--iterations", 50, "--explain")
+    full = untimed_json(analyse_text(s.position(hidden=True), *args, "--json"))
+    public = untimed_json(analyse_text(s.position(), "--hand", hand, *args, "--json"))
+    assert full["explain"] == public["explain"] and full["explain"]["seat"] == s.to_act
+    assert [e["seat"] for e in full["explain"]["seats"]] == [0, 1]
+    text = analyse_text(s.position(), "--hand", hand, *args)
+    assert f"evaluation as seat {s.to_act} sees it" in text and "weakest" in text
