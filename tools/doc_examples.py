@@ -486,8 +486,6 @@ def unmarked_output(blocks: list) -> list:
 EXEMPT = {
     ("docs/protocol.md", "id name tne-ai"):
         "the `tne` reply: checked by tests/test_protocol_doc.py (test_the_handshake_in_the_doc_is_the_engines)",
-    ("docs/protocol.md", "info iterations 12000 nps 19500 nodes 48210 time 615 value 0.6120/0.3880"):
-        "the form of the `info` replies, numbers made up; docs/protocol.md is to get an illustrative marker",
     ("docs/protocol.md", "> tne"):
         "the session of docs/protocol.md: run by tests/test_protocol_doc.py",
 }
