@@ -68,3 +68,18 @@ def impl(request) -> Impl:
     except (ImportError, AttributeError) as err:
         pytest.fail(f"cython engine unavailable (run `pip install -e '.[test]'`): "
                     f"{type(err).__name__}: {err}")
+
+
+@pytest.fixture
+def searched(monkeypatch) -> list:
+    """Record the observation every ISMCTS search of this test is given (in this process), in order."""
+    from search.ismcts import ISMCTS
+    seen = []
+    real = ISMCTS.search
+
+    def spy(self, obs, seat, *args, **kw):
+        seen.append(obs)
+        return real(self, obs, seat, *args, **kw)
+
+    monkeypatch.setattr(ISMCTS, "search", spy)
+    return seen

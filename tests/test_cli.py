@@ -12,7 +12,6 @@ import engine
 from engine import actions as A
 from engine.position import format_position
 from engine.record import GameRecorder, replay_record
-from search.ismcts import ISMCTS
 from tne_ai.cli import main
 from tne_ai.debug import load_sample
 
@@ -174,21 +173,13 @@ def _swap_hidden_tile(snap: dict, seat: int) -> dict:
     raise AssertionError("no exchange possible")
 
 
-def test_analyze_sees_only_the_analysed_seats_observation(monkeypatch):
+def test_analyze_sees_only_the_analysed_seats_observation(searched):
     sample = load_sample().state
     snap = sample.snapshot()
     actor = sample.to_act
     other = (actor + 1) % sample.players
-    seen = []
-    real = ISMCTS.search
-
-    def spy(self, obs, seat, *args, **kw):
-        seen.append(obs)
-        return real(self, obs, seat, *args, **kw)
-
-    monkeypatch.setattr(ISMCTS, "search", spy)
     base = analysis_json("--iterations", 200)
-    assert seen and all(o["hands"] is None and o["bag"] is None and o["seat"] == actor for o in seen)
+    assert searched and all(o["hands"] is None and o["bag"] is None and o["seat"] == actor for o in searched)
     # what the analysed seat cannot see changes nothing: another seat's hand, the bag order
     changed = format_position(_swap_hidden_tile(snap, other), hidden=True)
     assert analysis_json(changed, "--iterations", 200)["analyses"] == base["analyses"]

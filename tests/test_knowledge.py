@@ -11,6 +11,7 @@ from click.testing import CliRunner
 import engine
 from engine.position import format_position, public_snapshot
 from engine.view import events_for_seat, letters
+from test_cli import random_state
 from tne_ai.cli import main
 from tne_ai.knowledge import KnowledgeError, parse_seat_record, seat_observation
 
@@ -35,16 +36,8 @@ def untimed_json(text: str) -> dict:
 
 def played_game(players: int, seed: int, decisions: int):
     """Return (start snapshot, actions, final state) of seeded uniform-random play."""
-    s = engine.new_game(players, seed)
-    start = s.snapshot()
-    rng = random.Random(seed)
-    actions = []
-    for _ in range(decisions):
-        if s.is_terminal():
-            break
-        actions.append(rng.choice(s.legal_actions()))
-        s.apply(actions[-1])
-    return start, actions, s
+    s, actions = random_state(players, seed, decisions)
+    return engine.new_game(players, seed).snapshot(), actions, s
 
 
 def seat_record_lines(players: int, seed: int, decisions: int, seat: int) -> tuple:
@@ -159,21 +152,12 @@ def test_startpos_with_a_hand_is_the_start_as_one_seat_knows_it():
                                     "as seat 0 knows it")
 
 
-def test_the_search_sees_only_the_seats_knowledge(monkeypatch):
+def test_the_search_sees_only_the_seats_knowledge(searched):
     """Whatever the input, the search is given an observation with no hand but the seat's own."""
-    from search.ismcts import ISMCTS
-    seen = []
-    real = ISMCTS.search
-
-    def spy(self, obs, seat, *a, **kw):
-        seen.append(obs)
-        return real(self, obs, seat, *a, **kw)
-
-    monkeypatch.setattr(ISMCTS, "search", spy)
     _, _, s = played_game(2, 6, 12)
     analyse_text(s.position(), "--hand", letters(s.snapshot()["hands"][s.to_act]), "--iterations", 30)
     analyse_text(s.position(hidden=True), "--iterations", 30)
-    assert len(seen) == 2 and all(o["hands"] is None and o["bag"] is None for o in seen)
+    assert len(searched) == 2 and all(o["hands"] is None and o["bag"] is None for o in searched)
 
 
 # ---------------------------------------------------------------- bad input

@@ -11,7 +11,6 @@ import engine
 from diagram import position
 from engine.record import GameRecorder
 from search.agent import Limits, SearchError
-from search.ismcts import ISMCTS
 from search.review import MARKS, mark_for, record_decisions, review_record
 from tne_ai.cli import main
 
@@ -97,18 +96,10 @@ def test_the_review_does_not_depend_on_the_number_of_jobs():
     assert one == two
 
 
-def test_the_search_is_given_only_the_seats_knowledge(monkeypatch):
-    seen = []
-    real = ISMCTS.search
-
-    def spy(self, obs, seat, *a, **kw):
-        seen.append((obs, seat))
-        return real(self, obs, seat, *a, **kw)
-
-    monkeypatch.setattr(ISMCTS, "search", spy)
+def test_the_search_is_given_only_the_seats_knowledge(searched):
     review_record(opening(10), None, Limits(iterations=30), seed=0)
-    assert len(seen) >= 10
-    assert all(o["hands"] is None and o["bag"] is None and o["swapped"] is None for o, _ in seen)
+    assert len(searched) >= 10
+    assert all(o["hands"] is None and o["bag"] is None and o["swapped"] is None for o in searched)
 
 
 def test_review_refuses_a_bad_seat_and_bad_limits():

@@ -118,6 +118,17 @@ def _limits(iterations, movetime, seconds, default: int = DEFAULT_ITERATIONS) ->
     return Limits(iterations, secs)
 
 
+def limit_options(per: str, default: int):
+    """Return a decorator adding --iterations, --movetime and --seconds (each `per` seat or decision)."""
+    def add(f):
+        f = click.option("--seconds", type=click.FloatRange(min=0, min_open=True),
+                         help=f"Search time per {per}, seconds.")(f)
+        f = click.option("--movetime", type=click.IntRange(min=1), help=f"Search time per {per}, milliseconds.")(f)
+        return click.option("--iterations", type=click.IntRange(min=1),
+                            help=f"Search iterations per {per} (default {default:,} when no time is given).")(f)
+    return add
+
+
 @dataclass
 class Knowledge:
     """The seats to analyse, each with its observation, and where they came from."""
@@ -249,10 +260,7 @@ def _cli(fn, *args):
 @click.option("--deal", "deal_seed", type=click.IntRange(0, 2 ** 63 - 1),
               help="With startpos and no --hand: the deal's seed (default 0).")
 @variants_option("With startpos: the 2015 variants of the new game; with a position, it must agree.")
-@click.option("--iterations", type=click.IntRange(min=1),
-              help=f"Search iterations per seat (default {DEFAULT_ITERATIONS:,} when no time is given).")
-@click.option("--movetime", type=click.IntRange(min=1), help="Search time per seat, milliseconds.")
-@click.option("--seconds", type=click.FloatRange(min=0, min_open=True), help="Search time per seat, seconds.")
+@limit_options("seat", DEFAULT_ITERATIONS)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes searching in parallel (root parallelism).")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,

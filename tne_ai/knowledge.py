@@ -112,7 +112,7 @@ def _field_message(text: str, seat: int, hand) -> str:
     if "position field 'hands'" in text:
         return f"hand {letters(hand)} of seat {seat}: " + text.split(": ", 1)[1]
     if "position field 'swapped'" in text:
-        return f"swapped: " + text.split(": ", 1)[1]
+        return "swapped: " + text.split(": ", 1)[1]
     return text
 
 

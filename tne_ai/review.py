@@ -17,7 +17,7 @@ from engine.errors import EngineError
 from search.agent import Limits
 from search.analysis import DEFAULT_SAMPLES
 from search.review import MARKS, review_record
-from tne_ai.analyze import Progress, _limits
+from tne_ai.analyze import Progress, _limits, limit_options
 from tne_ai.debug import InputError, _read_source, check_seat
 from tne_ai.knowledge import is_seat_record
 
@@ -74,10 +74,7 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
 @click.argument("record")
 @click.option("--seat", "seats", type=click.IntRange(min=0), multiple=True,
               help="A seat to review (repeat for several; default every seat).")
-@click.option("--iterations", type=click.IntRange(min=1),
-              help=f"Search iterations per decision (default {DEFAULT_ITERATIONS:,} when no time is given).")
-@click.option("--movetime", type=click.IntRange(min=1), help="Search time per decision, milliseconds.")
-@click.option("--seconds", type=click.FloatRange(min=0, min_open=True), help="Search time per decision, seconds.")
+@limit_options("decision", DEFAULT_ITERATIONS)
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Processes reviewing decisions in parallel (the result does not depend on it).")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
