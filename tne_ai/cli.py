@@ -16,6 +16,7 @@ from tne_ai import __version__
 SUBCOMMANDS = {
     "bot": ("tne_ai.bot", "bot_command", "Play one seat over stdin/stdout (docs/protocol.md)."),
     "analyze": ("tne_ai.analyze", "analyze_command", "Search a position and rank its candidate decisions."),
+    "analysis-server": ("tne_ai.analysis_server", "analysis_server_command", "Answer JSON-lines analysis queries (docs/analysis.md)."),
     "review": ("tne_ai.review", "review_command", "Review a game: the value each decision lost, from its seat's knowledge."),
     "bench": ("tne_ai.bench", "bench_command", "Measure playout and search speed; print the bench signature."),
     "match": ("tne_ai.match", "match_command", "Referee games between engines that speak the protocol."),
