@@ -82,9 +82,9 @@ def closes_a_line(a: dict) -> bool:
 class Server:
     """A test client of a real `tne-ai analysis-server` process."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, command=("analysis-server",)):
         self.stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "tne_ai", "analysis-server", *map(str, args)],
+        self.proc = subprocess.Popen([sys.executable, "-m", "tne_ai", *command, *map(str, args)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                      cwd=ROOT)
         self.cond = threading.Condition()
@@ -325,6 +325,17 @@ def test_query_version_and_ping(server):
     assert v == {"id": "v", "action": "query_version", "name": "tne-ai", "version": v["version"]}
     p = server.ping("p")
     assert set(p) == {"id", "action", "ok", "workers", "running", "queued", "preparing"}
+
+
+def test_analyze_server_is_the_analysis_server():
+    """`tne-ai analyze --server` runs the same server, its --workers the pool's size."""
+    srv = Server("--server", "--workers", 1, command=("analyze",))
+    try:
+        assert srv.ping("p")["workers"] == 1
+        (a,) = srv.ask({"id": "q", "startpos": {"players": 2}, "hand": "kkrbgg", "iterations": 40})
+        assert a["id"] == "q" and a["isFinal"] and a["analysis"]["iterations"] == 40
+    finally:
+        assert srv.close() == 0
 
 
 def test_terminate_stops_running_and_queued_queries_promptly(server):

@@ -233,3 +233,14 @@ def test_explain_shows_the_evaluation_as_the_seat_knows_it():
     assert [e["seat"] for e in full["explain"]["seats"]] == [0, 1]
     text = analyse_text(s.position(), "--hand", hand, *args)
     assert f"evaluation as seat {s.to_act} sees it" in text and "weakest" in text
+
+
+def test_the_python_examples_of_docs_analysis_run(monkeypatch):
+    """docs/analysis.md's doctests run as written, from the repository root (python-chess style)."""
+    import doctest
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)
+    result = doctest.testfile(str(root / "docs" / "analysis.md"), module_relative=False,
+                              optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 6 and result.failed == 0

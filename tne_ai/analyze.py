@@ -261,8 +261,9 @@ def _cli(fn, *args):
               help="With startpos and no --hand: the deal's seed (default 0).")
 @variants_option("With startpos: the 2015 variants of the new game; with a position, it must agree.")
 @limit_options("seat", DEFAULT_ITERATIONS)
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Processes searching in parallel (root parallelism).")
+@click.option("--workers", type=click.IntRange(1, 64),
+              help="Processes searching in parallel (root parallelism; default 1). With --server: the "
+                   "server's worker processes (default 2).")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
               help="Search seed (an iteration-limited search is reproducible).")
 @click.option("--samples", type=click.IntRange(1, 1000), default=DEFAULT_SAMPLES, show_default=True,
@@ -272,10 +273,17 @@ def _cli(fn, *args):
 @click.option("--explain", is_flag=True, help="Also print the evaluation's terms per seat (what the engine counts).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--no-board", is_flag=True, help="Do not print the board.")
-def analyze_command(position_or_file, hand, swapped, ply, seat, all_seats, first, players, board, deal_seed,
+@click.option("--server", is_flag=True, help="Run the analysis server instead: JSON queries on stdin, answers on "
+              "stdout (docs/analysis.md; the same as `tne-ai analysis-server`).")
+@click.pass_context
+def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, first, players, board, deal_seed,
                     variants, iterations, movetime, seconds, workers, seed, samples, top, explain, as_json,
-                    no_board):
+                    no_board, server):
     """Search a position from one seat's knowledge and rank its candidate decisions."""
+    if server:
+        _serve(ctx, position_or_file, workers, iterations)
+        return
+    workers = workers or 1
     limits = _limits(iterations, movetime, seconds)
     known = read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
                            players, board, deal_seed, variants)
@@ -319,6 +327,22 @@ def analyze_command(position_or_file, hand, swapped, ply, seat, all_seats, first
         lines.append("")
         lines.append(format_explanation(explanation))
     click.echo("\n".join(lines))
+
+
+def _serve(ctx, position_or_file, workers, iterations) -> None:
+    """Run the analysis server (tne_ai.analysis_server) for `analyze --server`."""
+    from tne_ai import analysis_server as server
+    if position_or_file is not None:
+        raise click.UsageError("--server reads its queries from standard input: give no POSITION_OR_FILE")
+    given = [name for name in ("hand", "swapped", "ply", "seat", "all_seats", "first", "players", "board",
+                               "deal_seed", "variants", "movetime", "seconds", "explain", "as_json")
+             if ctx.params.get(name) not in (None, False, ())]
+    if given:
+        raise click.UsageError(f"--server takes only --workers and --iterations (each query names the rest); "
+                               f"got --{given[0].replace('_', '-').replace('as-json', 'json').replace('deal-seed', 'deal')}")
+    ctx.invoke(server.analysis_server_command, workers=workers or server.DEFAULT_WORKERS,
+               max_queued=server.DEFAULT_MAX_QUEUED,
+               default_iterations=iterations or server.DEFAULT_ITERATIONS, log_level="warning")
 
 
 def _explanation(obs: dict) -> dict:

@@ -60,6 +60,16 @@ def parse_swapped(text: str, what: str = "swapped") -> list:
     return [int(p) for p in parts]
 
 
+def tile_counts(value, what: str) -> list:
+    """Return [k, r, b, g] counts given as such a list or as letters; KnowledgeError naming `what` if malformed."""
+    if isinstance(value, str):
+        return parse_hand(value, what)
+    if (not isinstance(value, (list, tuple)) or len(value) != 4
+            or any(isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 153 for n in value)):
+        raise KnowledgeError(f"{what} {value!r}: expected four tile counts [k, r, b, g] or letters such as kkrbgg")
+    return list(value)
+
+
 def default_seat(snap: dict, seat: Optional[int], what: str = "seat") -> int:
     """Return `seat`, or the seat to act when none is given; KnowledgeError if it does not exist."""
     players = snap["players"]
@@ -89,6 +99,8 @@ def seat_observation(snap: dict, seat: Optional[int] = None, hand=None, swapped=
     (default none).
     """
     seat = default_seat(snap, seat)
+    hand = None if hand is None else tile_counts(hand, "hand")
+    swapped = None if swapped is None else tile_counts(swapped, "swapped")
     if not is_public(snap):
         if hand is not None or swapped is not None:
             raise KnowledgeError("hand: the position gives every hand already (its hidden part); "
@@ -119,6 +131,7 @@ def _field_message(text: str, seat: int, hand) -> str:
 def start_seat_observation(players: int, board: str, seat: int, first: int, hand,
                            variants=()) -> dict:
     """Return what `seat` knows at the start of a game: `first` to act, its six tiles `hand`."""
+    hand = tile_counts(hand, "hand")
     try:
         return start_observation(players, board, seat, first, hand, variants)
     except EngineError as e:
