@@ -24,6 +24,8 @@ processes (`jobs`) share the work. Everything returned is plain data.
 from __future__ import annotations
 
 import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 import random
 from typing import Callable, Iterable, Optional
 
@@ -164,13 +166,16 @@ def review_items(items: list, limits: Limits = Limits(iterations=1000), seed: in
             if progress is not None:
                 progress(len(out), len(items))
         return out
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(min(jobs, len(items)), initializer=_worker_init,
-                  initargs=(params, limits, seed, samples)) as pool:
-        for review in pool.imap(_worker_review, items):
-            out.append(review)
-            if progress is not None:
-                progress(len(out), len(items))
+    # an executor, not a Pool: a worker that cannot start breaks it with an error instead of a hang
+    with ProcessPoolExecutor(min(jobs, len(items)), mp_context=mp.get_context("spawn"),
+                             initializer=_worker_init, initargs=(params, limits, seed, samples)) as pool:
+        try:
+            for review in pool.map(_worker_review, items):
+                out.append(review)
+                if progress is not None:
+                    progress(len(out), len(items))
+        except BrokenProcessPool as e:
+            raise SearchError(f"a review process died: {e}") from None
     return out
 
 
