@@ -22,12 +22,13 @@ import click
 from engine.errors import EngineError
 from engine.position import format_position
 from engine.render import render
+from engine.svg import board_svg, decision_squares
 from engine.view import letters
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
 from search.ismcts import ISMCTS, SearchResult
 from tne_ai.debug import (STARTPOS, InputError, _read_source, check_agrees, check_seat, load_game,
-                          load_sample, parse_input, variants_option)
+                          load_sample, parse_input, variants_option, write_svg)
 from tne_ai.knowledge import (KnowledgeError, is_seat_record, parse_hand, parse_seat_record, parse_swapped,
                               seat_observation, start_seat_observation)
 
@@ -273,12 +274,14 @@ def _cli(fn, *args):
 @click.option("--explain", is_flag=True, help="Also print the evaluation's terms per seat (what the engine counts).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
 @click.option("--no-board", is_flag=True, help="Do not print the board.")
+@click.option("--svg", "svg_file", metavar="FILE", help="Also write the analysed seat's view as an SVG picture "
+              "to FILE, the best decision's square(s) marked.")
 @click.option("--server", is_flag=True, help="Run the analysis server instead: JSON queries on stdin, answers on "
               "stdout (docs/analysis.md; the same as `tne-ai analysis-server`).")
 @click.pass_context
 def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, first, players, board, deal_seed,
                     variants, iterations, movetime, seconds, workers, seed, samples, top, explain, as_json,
-                    no_board, server):
+                    no_board, svg_file, server):
     """Search a position from one seat's knowledge and rank its candidate decisions."""
     if server:
         _serve(ctx, position_or_file, workers, iterations)
@@ -300,6 +303,8 @@ def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, 
         progress.clear()
         searcher.close()
     first_obs = known.observations[0]
+    if svg_file is not None:
+        _write_svg(svg_file, known, analyses[0])
     explanation = _explanation(first_obs) if explain else None
     if as_json:
         doc = {
@@ -329,17 +334,26 @@ def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, 
     click.echo("\n".join(lines))
 
 
+def _write_svg(path: str, known: Knowledge, a: dict) -> None:
+    """Write the first analysed seat's view as SVG, the best decision's square(s) highlighted (if any)."""
+    obs = known.observations[0]
+    best = a.get("best") if a.get("to_act") else None
+    marked = decision_squares(best) if best else ()
+    title = f"seat {obs['seat']}" + (f": best {best}" if best else "")
+    write_svg(path, board_svg(obs, obs["seat"], highlight=marked, title=title))
+
+
 def _serve(ctx, position_or_file, workers, iterations) -> None:
     """Run the analysis server (tne_ai.analysis_server) for `analyze --server`."""
     from tne_ai import analysis_server as server
     if position_or_file is not None:
         raise click.UsageError("--server reads its queries from standard input: give no POSITION_OR_FILE")
     given = [name for name in ("hand", "swapped", "ply", "seat", "all_seats", "first", "players", "board",
-                               "deal_seed", "variants", "movetime", "seconds", "explain", "as_json")
+                               "deal_seed", "variants", "movetime", "seconds", "explain", "as_json", "svg_file")
              if ctx.params.get(name) not in (None, False, ())]
     if given:
         raise click.UsageError(f"--server takes only --workers and --iterations (each query names the rest); "
-                               f"got --{given[0].replace('_', '-').replace('as-json', 'json').replace('deal-seed', 'deal')}")
+                               f"got --{given[0].replace('_', '-').replace('as-json', 'json').replace('deal-seed', 'deal').replace('svg-file', 'svg')}")
     ctx.invoke(server.analysis_server_command, workers=workers or server.DEFAULT_WORKERS,
                max_queued=server.DEFAULT_MAX_QUEUED,
                default_iterations=iterations or server.DEFAULT_ITERATIONS, log_level="warning")

@@ -9,7 +9,8 @@ when the hidden part is known) or a one-line error with exit status 2.
 `perft` counts the decision sequences of a given length (every atomic
 decision is a ply: tiles, leaders, conflict commitments, war choices,
 monuments, treasures; draws are resolved inside apply, docs/engine.md).
-`show` renders a position (engine/render.py), a seat's hand only if asked.
+`show` renders a position (engine/render.py), a seat's hand only if asked;
+`--svg FILE` also writes it as an SVG picture (engine/svg.py).
 Both also take `startpos`: the start of a new game of `--players`, `--board`,
 `--seed` and `--variants` (the 2015 variants, `parse_variants`).
 """
@@ -31,6 +32,7 @@ from engine.errors import EngineError
 from engine.position import format_position, parse_position
 from engine.record import record_start, replay_record
 from engine.render import render
+from engine.svg import board_svg
 
 MAX_PERFT_DEPTH = 6
 SAMPLE_FILE = "data/sample-midgame.txt"
@@ -54,6 +56,7 @@ class Loaded:
     ply: Optional[int] = None        # decisions replayed (records only)
     plies: Optional[int] = None      # decisions in the whole record
     seed: Optional[int] = None       # the deal (kind "start" only)
+    last: Optional[int] = None       # the last decision replayed (records only; None at ply 0)
 
     def describe(self) -> str:
         """Return a one-line description of the input (naming the variants, if any are on)."""
@@ -127,8 +130,18 @@ def parse_input(text: str, source: str, ply: Optional[int] = None) -> Loaded:
         state = record_start(text, engine.new_game, engine.State.from_snapshot)
         for a in actions[:ply]:
             state.apply(a)
-    return Loaded(state.snapshot(), state, source, "record",
-                  len(actions) if ply is None else ply, len(actions))
+    done = len(actions) if ply is None else ply
+    return Loaded(state.snapshot(), state, source, "record", done, len(actions),
+                  last=actions[done - 1] if done else None)
+
+
+def write_svg(path: str, text: str) -> None:
+    """Write an SVG document to `path`; a one-line InputError (exit status 2) when it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise InputError(f"--svg: cannot write {path!r}: {e.strerror or e}") from None
 
 
 def require_state(loaded: Loaded, what: str) -> engine.State:
@@ -257,14 +270,19 @@ def perft_command(position_or_file, depth, divide, ply, players, board, seed, va
 @click.option("--moves", is_flag=True, help="Also list the legal decisions.")
 @click.option("--position", "print_position", is_flag=True,
               help="Also print the position string (hidden part included when known).")
+@click.option("--svg", "svg_file", metavar="FILE",
+              help="Also write the board as an SVG picture to FILE (with --seat, that seat's hand; a record's "
+                   "last decision ringed).")
 @_start_options
-def show_command(position_or_file, seat, ply, moves, print_position, players, board, seed, variants):
+def show_command(position_or_file, seat, ply, moves, print_position, svg_file, players, board, seed, variants):
     """Print a position or a game record's position as a board."""
     loaded = load_game(position_or_file, ply, players, board, seed, variants)
     snap = loaded.snapshot
     check_seat(seat, snap["players"])
     if seat is not None and loaded.state is None:
         raise InputError(f"--seat {seat}: the input ({loaded.source}) gives no hands, only the public part")
+    if svg_file is not None:
+        write_svg(svg_file, board_svg(snap, seat, last=loaded.last, title=loaded.describe()))
     click.echo(loaded.describe())
     click.echo(render(snap, seat), nl=False)
     if print_position:
