@@ -1,0 +1,328 @@
+"""The Starlette application of `tne-ai serve` (docs/web.md).
+
+HTTP:
+    GET  /                          the page (static/index.html)
+    GET  /static/...                the page's JS and CSS, only from the package's static folder
+    POST /api/games                 start a game: JSON {players, board, variants, human, engines}
+    POST /api/games/load            continue a game from its full record (text body, at most 1 MB)
+    GET  /api/games/{id}            the human's view (the same as a WebSocket `state` message)
+    GET  /api/games/{id}/record     during play the human's seat record, after the end the full record
+    WS   /api/games/{id}/ws         live play: JSON messages (docs/web.md)
+
+A game belongs to the browser that created it: its id (secrets.token_urlsafe)
+is the only key. Engine searches and hints run in a process pool.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+from collections import OrderedDict
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Optional
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from tne_ai.web import games as G
+
+STATIC = Path(__file__).parent / "static"
+MAX_RECORD_BYTES = 1_000_000          # an uploaded record: 1 MB at most
+MAX_JSON_BYTES = 16_384               # a new-game request
+MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
+log = logging.getLogger("tne_ai.web")
+
+
+class Server:
+    """The games and the engine pool of one app."""
+
+    def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
+                 hint_iterations: int = G.HINT_ITERATIONS):
+        self.workers = workers
+        self.executor = executor
+        self.own_executor = executor is None
+        self.hint_iterations = hint_iterations
+        self.games: "OrderedDict[str, G.Game]" = OrderedDict()
+
+    def start(self) -> None:
+        if self.executor is None:
+            self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def stop(self) -> None:
+        for game in self.games.values():
+            for task in (game.task, game.hint_task):
+                if task is not None:
+                    task.cancel()
+        if self.own_executor and self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+
+    def add(self, game: G.Game) -> G.Game:
+        self.games[game.id] = game
+        while len(self.games) > G.MAX_GAMES:
+            _, old = self.games.popitem(last=False)
+            if old.task is not None:
+                old.task.cancel()
+        return game
+
+    def get(self, game_id: str) -> Optional[G.Game]:
+        return self.games.get(game_id)
+
+    # --- live updates
+
+    @staticmethod
+    def broadcast(game: G.Game, message: dict) -> None:
+        for q in list(game.subscribers):
+            q.put_nowait(message)
+
+    def ensure_engines(self, game: G.Game) -> None:
+        """Start the engine loop of a game if an engine is to act and none runs."""
+        if game.engine_job() is None or (game.task is not None and not game.task.done()):
+            return
+        game.task = asyncio.get_running_loop().create_task(self.run_engines(game))
+
+    async def run_engines(self, game: G.Game) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                job = game.engine_job()
+                if job is None:
+                    return
+                seat, obs, iterations, seconds, seed = job
+                version = game.version
+                game.thinking = seat
+                self.broadcast(game, {"type": "thinking", "seat": seat})
+                try:
+                    action = await loop.run_in_executor(self.executor, G.decide, obs, iterations, seconds, seed)
+                finally:
+                    game.thinking = None
+                if not game.engine_move(seat, action, version):
+                    return                    # the position changed meanwhile (undo): a new loop runs
+                self.broadcast(game, {"type": "event", "seat": seat, "move": game.last["move"],
+                                      "squares": game.last["squares"]})
+                self.broadcast(game, game.view())
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:                # a broken pool, an engine bug: say so, keep the server up
+            log.exception("engine loop of game %s", game.id[:6])
+            self.broadcast(game, {"type": "error", "message": f"engine failed: {e}"})
+
+    async def run_hint(self, game: G.Game, queue: asyncio.Queue) -> None:
+        loop = asyncio.get_running_loop()
+        version = game.version
+        try:
+            out = await loop.run_in_executor(self.executor, G.hint, game.observation(),
+                                             self.hint_iterations, G.worker_seed(game.seed, 99) ^ version)
+        except Exception as e:
+            queue.put_nowait({"type": "error", "message": f"hint failed: {e}"})
+            return
+        out["version"] = version
+        queue.put_nowait(out)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _read_limited(request: Request, limit: int) -> Optional[bytes]:
+    """Return the request body, or None once it exceeds `limit` bytes (read no further)."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > limit):
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+def _engine_specs(data: dict, players: int, human: int) -> dict:
+    spec = data.get("engines", {"iterations": 1000})
+    others = [s for s in range(players) if s != human]
+    if isinstance(spec, dict):
+        one = G.engine_seat(spec)
+        return {s: one for s in others}
+    if isinstance(spec, list) and len(spec) == len(others):
+        return {s: G.engine_seat(x) for s, x in zip(others, spec)}
+    raise G.GameError(f"engines: one {{\"iterations\": N}} or {{\"movetime\": MS}} for all, "
+                      f"or a list of {len(others)} (one per engine seat)")
+
+
+def create_app(workers: int = 2, executor: Optional[Executor] = None,
+               hint_iterations: int = G.HINT_ITERATIONS) -> Starlette:
+    """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`)."""
+    server = Server(workers, executor, hint_iterations)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def create(request: Request) -> Response:
+        raw = await _read_limited(request, MAX_JSON_BYTES)
+        if raw is None:
+            return _error(413, f"a new-game request is at most {MAX_JSON_BYTES} bytes")
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError as e:
+            return _error(400, f"not JSON: {e}")
+        if not isinstance(data, dict):
+            return _error(400, "expected a JSON object")
+        unknown = set(data) - {"players", "board", "variants", "human", "engines"}
+        if unknown:
+            return _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+        try:
+            players, human = data.get("players", 2), data.get("human", 0)
+            if type(players) is not int or not 2 <= players <= 4:
+                raise G.GameError(f"players must be 2, 3 or 4, got {players!r}")
+            if type(human) is not int or not 0 <= human < players:
+                raise G.GameError(f"human seat must be 0..{players - 1}, got {human!r}")
+            game = G.new_game(players, data.get("board", "standard"), data.get("variants", []), human,
+                              _engine_specs(data, players, human))
+        except G.GameError as e:
+            return _error(400, str(e))
+        server.add(game)
+        return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
+
+    async def load(request: Request) -> Response:
+        raw = await _read_limited(request, MAX_RECORD_BYTES)
+        if raw is None:
+            return _error(413, f"the record is too large: at most {MAX_RECORD_BYTES:,} bytes (1 MB)")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _error(400, "the record is not UTF-8 text")
+        q = request.query_params
+        try:
+            seat = q.get("seat")
+            if seat is not None and not seat.isdigit():
+                raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
+            spec = None
+            if "iterations" in q or "movetime" in q:
+                key = "iterations" if "iterations" in q else "movetime"
+                if not q[key].isdigit():
+                    raise G.GameError(f"{key} must be a number")
+                spec = G.engine_seat({key: int(q[key])})
+            game = G.load_game(text, None if seat is None else int(seat), spec)
+        except G.GameError as e:
+            return _error(400, str(e))
+        server.add(game)
+        return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
+
+    def _game(request) -> Optional[G.Game]:
+        return server.get(request.path_params["game_id"])
+
+    async def view(request: Request) -> Response:
+        game = _game(request)
+        if game is None:
+            return _error(404, "no such game")
+        return JSONResponse(game.view())
+
+    async def record(request: Request) -> Response:
+        game = _game(request)
+        if game is None:
+            return _error(404, "no such game")
+        if game.over:
+            text, name = game.record_text(), "tne-ai-game.txt"
+        else:
+            text, name = game.seat_record(), f"tne-ai-seat{game.human}.txt"
+        return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def ws_endpoint(ws: WebSocket) -> None:
+        game = server.get(ws.path_params["game_id"])
+        if game is None:
+            await ws.close(code=4404)
+            return
+        await ws.accept()
+        queue: asyncio.Queue = asyncio.Queue()
+        game.subscribers.add(queue)
+
+        async def writer():
+            while True:
+                await ws.send_json(await queue.get())
+
+        send_task = asyncio.get_running_loop().create_task(writer())
+        queue.put_nowait(game.view())
+        server.ensure_engines(game)
+        try:
+            while True:
+                text = await ws.receive_text()
+                for msg in handle(game, text, queue):
+                    queue.put_nowait(msg)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            game.subscribers.discard(queue)
+            send_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await send_task
+
+    def handle(game: G.Game, text: str, queue: asyncio.Queue) -> list:
+        """Answer one browser message; every problem is an error message and the game goes on."""
+        if len(text) > MAX_MESSAGE_CHARS:
+            return [{"type": "error", "message": f"message longer than {MAX_MESSAGE_CHARS} characters"}]
+        try:
+            msg = json.loads(text)
+        except ValueError as e:
+            return [{"type": "error", "message": f"not JSON: {str(e)[:80]}"}]
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            return [{"type": "error", "message": "expected a JSON object with a \"type\""}]
+        kind = msg["type"]
+        try:
+            if kind == "ping":
+                t = msg.get("t")
+                return [{"type": "pong", "t": t if isinstance(t, (int, float, str)) and len(str(t)) < 40 else None}]
+            if kind == "state":
+                return [game.view()]
+            if kind == "move":
+                game.play(msg.get("move"))
+                server.broadcast(game, game.view())
+                server.ensure_engines(game)
+                return []
+            if kind == "undo":
+                if game.task is not None:
+                    game.task.cancel()
+                    game.task = None
+                game.thinking = None
+                game.undo()
+                server.broadcast(game, game.view())
+                server.ensure_engines(game)
+                return []
+            if kind == "hint":
+                if game.over:
+                    raise G.GameError("the game is over")
+                if game.hint_task is not None and not game.hint_task.done():
+                    raise G.GameError("a hint is already being searched")
+                game.hint_task = asyncio.get_running_loop().create_task(server.run_hint(game, queue))
+                return []
+        except G.GameError as e:
+            return [{"type": "error", "message": str(e)}]
+        return [{"type": "error", "message": f"unknown message type {kind[:30]!r}: "
+                                             f"expected move, hint, undo, state or ping"}]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        server.start()
+        try:
+            yield
+        finally:
+            server.stop()
+
+    routes = [
+        Route("/", index),
+        Route("/api/games", create, methods=["POST"]),
+        Route("/api/games/load", load, methods=["POST"]),
+        Route("/api/games/{game_id}", view),
+        Route("/api/games/{game_id}/record", record),
+        WebSocketRoute("/api/games/{game_id}/ws", ws_endpoint),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = server
+    return app

@@ -1,0 +1,377 @@
+"""Game sessions of `tne-ai serve`: the true state on the server, the human's view for the browser.
+
+A `Game` holds the true engine State (every hand, the bag) and never lets it
+out: every message for the browser is built by `Game.view()` from
+`engine.info.observation(snapshot, human)` alone (R-INFO-1: the board,
+leaders, monuments, every score, treasures taken, catastrophes left, hand
+sizes and the bag's size are public; the human's own hand and swapped tiles
+are theirs), plus the human's own legal decisions, the move list as the
+human's seat saw it (engine.view.events_for_seat: another seat's swap is
+`swap n`, draws only the human's own) and the board SVG drawn from the same
+observation.
+
+Engine seats decide by ISMCTS from their own observation in a process pool
+(`decide`, run with `loop.run_in_executor`), so the event loop never waits
+for a search. Every change of position bumps `Game.version`; a search whose
+position was undone meanwhile is thrown away.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Optional
+
+import engine
+from engine import actions as A
+from engine.boards import BOARD_NAMES, COLS
+from engine.errors import EngineError, NotationError
+from engine.info import observation
+from engine.position import format_position, public_snapshot
+from engine.record import GameRecorder, record_start, replay_record
+from engine.view import events_for_seat, letters
+from search.agent import Limits
+from search.ismcts import ISMCTS, worker_seed
+
+MAX_ITERATIONS = 200_000
+MAX_MOVETIME_MS = 60_000
+HINT_ITERATIONS = 2_000
+HINT_CANDIDATES = 5
+MAX_GAMES = 200                      # live sessions kept per server (the oldest go first)
+_SQUARE_RE = re.compile(r"\b([a-p](?:1[01]|[1-9]))\b")
+
+
+class GameError(ValueError):
+    """A request about a game that cannot be done (the message says why; the game goes on)."""
+
+
+# ---------------------------------------------------------------- the worker side (process pool)
+
+_SEARCHER: Optional[ISMCTS] = None
+
+
+def _searcher() -> ISMCTS:
+    global _SEARCHER
+    if _SEARCHER is None:
+        _SEARCHER = ISMCTS()
+    return _SEARCHER
+
+
+def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int) -> int:
+    """Return an engine seat's decision, searched from its own observation (runs in a worker process)."""
+    searcher = _searcher()
+    searcher.forget()
+    return searcher.search(obs, obs["seat"], Limits(iterations, seconds), seed=seed).best
+
+
+def hint(obs: dict, iterations: int, seed: int) -> dict:
+    """Return the analysis of the human's position from their observation only (runs in a worker)."""
+    from search.analysis import analyse
+    searcher = _searcher()
+    searcher.forget()
+    result = analyse(searcher, obs, Limits(iterations), seed=seed, samples=4)
+    out = {"type": "hint", "to_act": result["to_act"], "value": result["value"],
+           "iterations": result["iterations"]}
+    if result["to_act"]:
+        out["candidates"] = [{"move": c["move"], "value": round(c["mean"], 4), "visits": c["visits"],
+                              "low": round(c["low"], 4), "high": round(c["high"], 4),
+                              "pv": c["pv"][:6]} for c in result["candidates"][:HINT_CANDIDATES]]
+    else:
+        out["candidates"] = []
+        out["replies"] = [{"move": r["move"], "share": round(r["share"], 4)}
+                          for r in result["replies"][:HINT_CANDIDATES]]
+    return out
+
+
+# ---------------------------------------------------------------- helpers
+
+
+@dataclass(frozen=True)
+class EngineSeat:
+    """How one engine seat searches: iterations or milliseconds per decision."""
+
+    iterations: Optional[int] = None
+    movetime: Optional[int] = None            # milliseconds
+
+    def limits(self) -> tuple:
+        return self.iterations, (self.movetime / 1000 if self.movetime else None)
+
+    def label(self) -> str:
+        if self.movetime:
+            return f"ismcts {self.movetime} ms"
+        return f"ismcts {self.iterations} iterations"
+
+
+def engine_seat(spec) -> EngineSeat:
+    """Return an EngineSeat from {"iterations": n} or {"movetime": ms} (GameError if bad)."""
+    if not isinstance(spec, dict):
+        raise GameError("an engine is {\"iterations\": N} or {\"movetime\": MS}")
+    it, mt = spec.get("iterations"), spec.get("movetime")
+    if set(spec) - {"iterations", "movetime"}:
+        raise GameError(f"unknown engine field(s): {', '.join(sorted(set(spec) - {'iterations', 'movetime'}))}")
+    if (it is None) == (mt is None):
+        raise GameError("give an engine either iterations or movetime (milliseconds)")
+    value, hi, name = (it, MAX_ITERATIONS, "iterations") if it is not None else (mt, MAX_MOVETIME_MS, "movetime")
+    if type(value) is not int or not 1 <= value <= hi:
+        raise GameError(f"engine {name} must be an integer 1..{hi}, got {value!r}")
+    return EngineSeat(iterations=it) if it is not None else EngineSeat(movetime=mt)
+
+
+def action_squares(action: int) -> list:
+    """Return the squares (names) a decision touches: its square, a monument's 2x2 block, else none."""
+    text = A.format_action(action)
+    names = _SQUARE_RE.findall(text.split(" ", 1)[1]) if " " in text else []
+    if A.kind(action) == "monument" and names:
+        sq = A.parse_square(names[0])
+        names = [A.square_name(sq + d) for d in (0, 1, COLS, COLS + 1)]
+    return names
+
+
+def _square_of(move: str) -> Optional[str]:
+    m = _SQUARE_RE.search(move.split(" ", 1)[1]) if " " in move else None
+    return m.group(1) if m else None
+
+
+def board_svg(obs: dict, seat: int, last=(), highlight=(), selectable=(), title=None) -> str:
+    """Draw the board the human sees (engine.svg, from their observation only)."""
+    from engine.svg import board_svg as draw
+    return draw(obs, seat=seat, last=list(last) or None, highlight=tuple(highlight),
+                selectable=tuple(selectable), title=title)
+
+
+# ---------------------------------------------------------------- a game
+
+
+class Game:
+    """One game: one human seat in a browser, the others engines. The true state never leaves."""
+
+    def __init__(self, initial, human: int, engines: dict, seed: int, actions=(), start_header=False):
+        if not 0 <= human < initial.players:
+            raise GameError(f"seat {human} does not exist in a game of {initial.players} players")
+        self.id = secrets.token_urlsafe(24)
+        self.initial = initial.clone()
+        self.human = human
+        self.engines = dict(engines)          # seat -> EngineSeat
+        self.seed = seed                      # never sent during play: it deals every hand
+        self.start_header = start_header      # the initial position is a [start] position, not a fresh deal
+        self.version = 0
+        self.thinking: Optional[int] = None
+        self.subscribers: set = set()         # asyncio.Queue per open WebSocket
+        self.task: Optional[asyncio.Task] = None
+        self.hint_task: Optional[asyncio.Task] = None
+        self._rebuild(list(actions))
+
+    # --- the true state (server only)
+
+    def _rebuild(self, actions: list) -> None:
+        self.state = self.initial.clone()
+        self.actions, self.events, self.moves = [], [], []
+        self.last: Optional[dict] = None
+        for a in actions:
+            self._apply(a)
+
+    def _apply(self, action: int) -> None:
+        before = self.state.snapshot()
+        self.state.apply(action)
+        after = self.state.snapshot()
+        seat = before["to_act"]
+        evs = events_for_seat(before, action, after, self.human)
+        self.actions.append(action)
+        self.events.extend(evs)
+        drew = "".join(e.split()[1] for e in evs[1:] if len(e.split()) > 1)
+        entry = {"n": len(self.actions), "seat": seat, "move": evs[0]}
+        if drew:
+            entry["drew"] = drew
+        self.moves.append(entry)
+        self.last = {"seat": seat, "move": evs[0],
+                     "squares": action_squares(action) if evs[0] == A.format_action(action) else []}
+        self.version += 1
+
+    def record_text(self) -> str:
+        """The full game record (every hand's draws): for a finished game only."""
+        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed,
+                           headers={"human": str(self.human)})
+        for a in self.actions:
+            rec.apply(a)
+        return rec.text()
+
+    def seat_record(self) -> str:
+        """The protocol lines the human's seat was sent (tne_ai.knowledge.parse_seat_record reads them)."""
+        from tne_ai.client import newgame_line, position_line
+        init = observation(self.initial.snapshot(), self.human)
+        lines = ["# tne-ai seat record: what seat %d was told (no other seat's tiles)" % self.human,
+                 newgame_line(init["players"], init["board"], self.human, init.get("variants") or ())]
+        if self.start_header:
+            lines.append(position_line(fen=format_position(public_snapshot(init)), hand=letters(init["hand"]),
+                                       swapped=init["own_swapped"], moves=self.events))
+        else:
+            lines.append(position_line(first=init["to_act"], hand=letters(init["hand"]), moves=self.events))
+        return "\n".join(lines) + "\n"
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_terminal()
+
+    # --- the human's view: built from their observation only
+
+    def observation(self) -> dict:
+        return observation(self.state.snapshot(), self.human)
+
+    def legal(self) -> list:
+        if self.over or self.state.to_act != self.human:
+            return []
+        return [A.format_action(a) for a in self.state.legal_actions()]
+
+    def view(self) -> dict:
+        """Return the `state` message: everything the human's seat may know, and nothing else."""
+        from search.agents import conflict_bases
+        from tne_ai.play import explain
+        obs = self.observation()
+        human = self.human
+        legal = self.legal()
+        to_act = obs["to_act"]
+        seats = []
+        for s in range(obs["players"]):
+            seats.append({
+                "seat": s, "you": s == human,
+                "player": "you" if s == human else self.engines[s].label(),
+                "scores": dict(zip(A.COLOURS, obs["scores"][s])),
+                "treasures": obs["treasures_taken"][s],
+                "catastrophes_left": obs["catastrophes_left"][s],
+                "hand_size": obs["hand_sizes"][s],
+                "swapped": obs["swapped_sizes"][s],
+                "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
+            })
+        selectable = sorted({sq for m in legal for sq in [_square_of(m)] if sq})
+        view = {
+            "type": "state", "game": self.id, "version": self.version, "seat": human,
+            "players": obs["players"], "board": obs["board"], "variants": list(obs.get("variants") or []),
+            "phase": obs["phase"], "to_act": to_act, "your_turn": bool(legal),
+            "turn_owner": obs["turn_owner"], "actions_left": obs["actions_left"],
+            "thinking": self.thinking,
+            "hand": letters(obs["hand"]),
+            "own_swapped": letters(obs["own_swapped"]),
+            "bag_size": obs["bag_size"], "seats": seats,
+            "legal": legal,
+            "prompt": explain(obs, human, self.state.legal_actions()) if legal else "",
+            "moves": list(self.moves),
+            "last": self.last,
+            "conflict": None, "over": None,
+            "can_undo": self.undo_point() is not None,
+        }
+        cf = obs["conflict"]
+        if cf is not None and obs["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
+            base_a, base_d = conflict_bases(obs)
+            view["conflict"] = {
+                "kind": cf["kind"], "colour": A.COLOURS[cf["colour"]],
+                "attacker": cf["attacker"], "defender": cf["defender"],
+                "attacker_leader": A.square_name(cf["attacker_leader"]),
+                "defender_leader": A.square_name(cf["defender_leader"]),
+                "attacker_base": base_a, "defender_base": base_d,
+                "attacker_commit": cf["attacker_commit"] if cf["attacker_commit"] is not None and cf["attacker_commit"] >= 0 else None,
+                "tile_colour": A.COLOURS[A.RED if cf["kind"] == "revolt" else cf["colour"]],
+            }
+        if self.over:
+            view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
+        last_squares = self.last["squares"] if self.last and self.last["seat"] != human else []
+        view["svg"] = board_svg(obs, human, last=last_squares, selectable=selectable,
+                                title=f"seat {human}'s view")
+        return view
+
+    # --- the human's decisions
+
+    def undo_point(self) -> Optional[int]:
+        """Return how many decisions to keep to go back before the human's previous decision, or None."""
+        for i in range(len(self.actions) - 1, -1, -1):
+            if self.moves[i]["seat"] == self.human:
+                return i
+        return None
+
+    def play(self, text) -> int:
+        """Apply the human's decision in notation (GameError says why it cannot be)."""
+        if not isinstance(text, str) or not text.strip() or len(text) > 64:
+            raise GameError("a move is a decision in notation, e.g. \"tile r f7\"")
+        if self.over:
+            raise GameError("the game is over")
+        if self.state.to_act != self.human:
+            raise GameError(f"it is not your turn: seat {self.state.to_act} is to act")
+        try:
+            action = A.parse_action(text.strip().lower())
+        except (NotationError, EngineError) as e:
+            raise GameError(f"cannot read {text.strip()[:40]!r}: {e}") from None
+        if action not in self.state.legal_actions():
+            from tne_ai.play import why_not
+            reason = why_not(self.observation(), action, self.state.legal_actions())
+            raise GameError(f"{A.format_action(action)!r} is not legal now: {reason}")
+        self._apply(action)
+        return action
+
+    def undo(self) -> None:
+        """Go back to just before the human's previous decision (engine decisions after it are searched again)."""
+        k = self.undo_point()
+        if k is None:
+            raise GameError("nothing to undo: you have made no decision yet")
+        self._rebuild(self.actions[:k])
+        self.version += 1
+
+    def engine_job(self) -> Optional[tuple]:
+        """Return (seat, observation, iterations, seconds, seed) when an engine is to act, else None."""
+        if self.over:
+            return None
+        seat = self.state.to_act
+        if seat == self.human:
+            return None
+        it, secs = self.engines[seat].limits()
+        seed = worker_seed(self.seed, seat) ^ (len(self.actions) * 1_000_003)
+        return seat, observation(self.state.snapshot(), seat), it, secs, seed & ((1 << 63) - 1)
+
+    def engine_move(self, seat: int, action: int, version: int) -> bool:
+        """Apply an engine's decision if the position is still the one it searched; return whether applied."""
+        if version != self.version or self.over or self.state.to_act != seat:
+            return False
+        if action not in self.state.legal_actions():
+            raise EngineError(f"engine at seat {seat} chose an illegal decision {action!r}")
+        self._apply(action)
+        return True
+
+
+def new_game(players=2, board="standard", variants=(), human=0, engines=None, seed=None) -> Game:
+    """Start a game: `engines` maps every other seat to an EngineSeat (default 1000 iterations)."""
+    if type(players) is not int or not 2 <= players <= 4:
+        raise GameError(f"players must be 2, 3 or 4, got {players!r}")
+    if board not in BOARD_NAMES:
+        raise GameError(f"board must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
+    if not isinstance(variants, (list, tuple)) or any(v not in A.VARIANTS for v in variants) \
+            or len(set(variants)) != len(variants):
+        raise GameError(f"variants: a list of distinct names among {', '.join(A.VARIANTS)}")
+    if type(human) is not int or not 0 <= human < players:
+        raise GameError(f"human seat must be 0..{players - 1}, got {human!r}")
+    engines = dict(engines or {})
+    for s in range(players):
+        if s != human:
+            engines.setdefault(s, EngineSeat(iterations=1000))
+    if seed is None:
+        seed = random.SystemRandom().randrange(2 ** 62)
+    state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
+    return Game(state, human, engines, seed)
+
+
+def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[EngineSeat] = None) -> Game:
+    """Continue a game from its full record (engine.record); GameError with the reason if it is not one."""
+    try:
+        state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+        initial = record_start(text, engine.new_game, engine.State.from_snapshot)
+    except (EngineError, ValueError) as e:
+        raise GameError(f"not a game record: {e}") from None
+    heads = dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
+    if human is None:
+        human = int(heads["human"]) if heads.get("human", "").isdigit() else 0
+    if not 0 <= human < state.players:
+        raise GameError(f"seat {human} does not exist in this {state.players}-player game")
+    spec = engine_spec or EngineSeat(iterations=1000)
+    seed = int(heads["seed"]) if "start" not in heads and heads.get("seed", "").isdigit() else \
+        random.SystemRandom().randrange(2 ** 62)
+    return Game(initial, human, {s: spec for s in range(state.players) if s != human}, seed,
+                actions=actions, start_header="start" in heads)
