@@ -134,11 +134,10 @@ def _square_of(move: str) -> Optional[str]:
     return m.group(1) if m else None
 
 
-def board_svg(obs: dict, seat: int, last=(), highlight=(), selectable=(), title=None) -> str:
-    """Draw the board the human sees (engine.svg, from their observation only)."""
+def board_svg(obs: dict, seat: int, last=None, highlight=(), selectable=(), title=None) -> str:
+    """Draw the board the human sees (engine.svg, from their observation only; last: a decision's notation)."""
     from engine.svg import board_svg as draw
-    return draw(obs, seat=seat, last=list(last) or None, highlight=tuple(highlight),
-                selectable=tuple(selectable), title=title)
+    return draw(obs, seat=seat, last=last, highlight=tuple(highlight), selectable=tuple(selectable), title=title)
 
 
 # ---------------------------------------------------------------- a game
@@ -241,12 +240,12 @@ class Game:
                 "treasures": obs["treasures_taken"][s],
                 "catastrophes_left": obs["catastrophes_left"][s],
                 "hand_size": obs["hand_sizes"][s],
-                "swapped": obs["swapped_sizes"][s],
+                "swapped_count": obs["swapped_sizes"][s],
                 "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
             })
         selectable = sorted({sq for m in legal for sq in [_square_of(m)] if sq})
         view = {
-            "type": "state", "game": self.id, "version": self.version, "seat": human,
+            "type": "state", "game": self.id, "version": self.version, "ply": len(self.actions), "seat": human,
             "players": obs["players"], "board": obs["board"], "variants": list(obs.get("variants") or []),
             "phase": obs["phase"], "to_act": to_act, "your_turn": bool(legal),
             "turn_owner": obs["turn_owner"], "actions_left": obs["actions_left"],
@@ -275,8 +274,8 @@ class Game:
             }
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
-        last_squares = self.last["squares"] if self.last and self.last["seat"] != human else []
-        view["svg"] = board_svg(obs, human, last=last_squares, selectable=selectable,
+        last = self.last["move"] if self.last and self.last["squares"] else None
+        view["svg"] = board_svg(obs, human, last=last, selectable=selectable,
                                 title=f"seat {human}'s view")
         return view
 

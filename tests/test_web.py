@@ -1,0 +1,335 @@
+"""`tne-ai serve` (tne_ai.web): HTTP and WebSocket through Starlette's TestClient, a whole game, no leaks."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+import engine  # noqa: E402
+from engine.position import format_position  # noqa: E402
+from engine.record import record_start, replay_record  # noqa: E402
+from engine.view import letters  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from tne_ai.knowledge import parse_seat_record  # noqa: E402
+from tne_ai.serve import banner, is_loopback  # noqa: E402
+from tne_ai.web.app import MAX_RECORD_BYTES, create_app  # noqa: E402
+
+ENGINE = {"iterations": 20}
+
+
+@pytest.fixture(scope="module")
+def client():
+    app = create_app(workers=1, hint_iterations=50)
+    with TestClient(app) as c:
+        c.app_server = app.state.server
+        yield c
+
+
+def new_game(client, **kw):
+    body = {"players": 2, "engines": ENGINE, "human": 0}
+    body.update(kw)
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()["game"]
+
+
+def until_my_turn(ws, seen=None, after=-1):
+    """Receive messages until a state where the human is to act (or the game is over) newer than `after`."""
+    while True:
+        m = ws.receive_json()
+        if seen is not None:
+            seen.append(m)
+        if m["type"] == "error":
+            raise AssertionError(m)
+        if m["type"] == "state" and m["version"] > after and (m["your_turn"] or m["over"]):
+            return m
+
+
+# ---------------------------------------------------------------- the leak check
+
+
+def strings(x):
+    """Every string (keys and values) inside a JSON value."""
+    if isinstance(x, str):
+        yield x
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from strings(v)
+
+
+def keys(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield k
+            yield from keys(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from keys(v)
+
+
+def leaks(message, snap: dict, human: int) -> list:
+    """Return what a message to the browser shows that the human's seat may not know (from the true snapshot)."""
+    found = []
+    hidden_keys = {"hands", "bag", "swapped", "seed"} & set(keys(message))
+    if hidden_keys:
+        found.append(f"keys {sorted(hidden_keys)}")
+    own = letters(snap["hands"][human])
+    texts = list(strings(message))
+    bag = "".join("krbg"[c] for c in snap["bag"])
+    hidden_part = format_position(snap, hidden=True).split(" | ", 1)[1]
+    for t in texts:
+        if len(bag) >= 8 and (bag in t or bag[::-1] in t):
+            found.append("the bag's tiles")
+        if hidden_part in t:
+            found.append("the hidden part of the position")
+    for s in range(snap["players"]):
+        other = letters(snap["hands"][s])
+        if s == human or other == own or len(other) < 4:
+            continue
+        # the other hand as the page would show a hand: a whole string value, or a `hand` field
+        for obj in [message] + [v for v in _dicts(message)]:
+            for k, v in obj.items():
+                if isinstance(v, str) and v == other and k not in ("move",):
+                    found.append(f"seat {s}'s hand {other} in field {k!r}")
+                if k == "hand" and v != own:
+                    found.append(f"a hand {v!r} that is not the human's {own!r}")
+    return found
+
+
+def _dicts(x):
+    if isinstance(x, dict):
+        for v in x.values():
+            if isinstance(v, dict):
+                yield v
+            yield from _dicts(v)
+    elif isinstance(x, list):
+        for v in x:
+            if isinstance(v, dict):
+                yield v
+            yield from _dicts(v)
+
+
+def test_leak_check_can_fail():
+    s = engine.new_game(players=2, seed=5)
+    snap = s.snapshot()
+    other = letters(snap["hands"][1])
+    bag = "".join("krbg"[c] for c in snap["bag"])
+    assert leaks({"type": "state", "hand": letters(snap["hands"][0])}, snap, 0) == []
+    assert leaks({"seats": [{"tiles": other}]}, snap, 0)
+    assert leaks({"hand": other}, snap, 0) or other == letters(snap["hands"][0])
+    assert leaks({"hands": None}, snap, 0)
+    assert leaks({"debug": "..." + bag + "..."}, snap, 0)
+    assert leaks({"svg": "<svg>" + format_position(snap, hidden=True) + "</svg>"}, snap, 0)
+
+
+# ---------------------------------------------------------------- a whole game
+
+
+def test_whole_game_leaks_nothing(client):
+    gid = new_game(client, human=1)
+    rng = random.Random(7)
+    seen = []                                  # (json, ply) of every message and body sent to the browser
+    view = client.get(f"/api/games/{gid}")
+    assert view.status_code == 200
+    seen.append(view.json())
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        msg, version, records = None, -1, 0
+        for _ in range(2000):
+            msg = until_my_turn(ws, seen, version)
+            version = msg["version"]
+            if msg["over"]:
+                break
+            if rng.random() < 0.02 and records < 5:     # the seat record, downloaded during play
+                r = client.get(f"/api/games/{gid}/record")
+                assert r.status_code == 200
+                seen.append({"record": r.text, "ply": msg["ply"]})
+                records += 1
+            ws.send_json({"type": "move", "move": rng.choice(msg["legal"])})
+        assert msg["over"], "the game did not end"
+    assert records >= 1 or len(msg["moves"]) < 50
+    # the truth: the finished game's full record, replayed ply by ply
+    full = client.get(f"/api/games/{gid}/record")
+    assert full.status_code == 200 and "result" in full.text
+    state, actions = replay_record(full.text, engine.new_game, engine.State.from_snapshot)
+    assert state.is_terminal()
+    s = record_start(full.text, engine.new_game, engine.State.from_snapshot)
+    snaps = [s.snapshot()]
+    for a in actions:
+        s.apply(a)
+        snaps.append(s.snapshot())
+    checked = 0
+    for m in seen:
+        if m.get("type") == "state" or "record" in m:
+            ply = m["ply"] if "ply" in m else 0
+            assert not leaks(m, snaps[ply], 1), (ply, leaks(m, snaps[ply], 1))
+            # every other message (events, thinking) checked against the positions around it
+            checked += 1
+        else:
+            for snap in snaps:
+                assert not leaks(m, snap, 1)
+    assert checked > 10
+    # the seat record of the last download reads back as what seat 1 was told
+    recs = [m for m in seen if "record" in m]
+    if recs:
+        sr = parse_seat_record(recs[-1]["record"])
+        assert sr.seat == 1
+        assert sr.observation_after()["hand"] == snaps[recs[-1]["ply"]]["hands"][1]
+
+
+# ---------------------------------------------------------------- bad input, undo, hint
+
+
+def test_bad_messages_get_errors_and_the_game_goes_on(client):
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        msg = until_my_turn(ws)
+        for bad, words in [("not json", "not JSON"), ("[1, 2]", "JSON object"),
+                           (json.dumps({"type": "fly"}), "unknown message type"),
+                           (json.dumps({"type": "move", "move": "tile q z99"}), "cannot read"),
+                           (json.dumps({"type": "move", "move": 5}), "notation"),
+                           (json.dumps({"type": "undo"}), "nothing to undo"),
+                           ("x" * 5000, "longer than")]:
+            ws.send_text(bad)
+            err = ws.receive_json()
+            assert err["type"] == "error" and words in err["message"], (bad[:30], err)
+        illegal = next(f"tile b {c}{r}" for c in "abcdefghijklmnop" for r in range(1, 12)
+                       if f"tile b {c}{r}" not in msg["legal"])
+        ws.send_json({"type": "move", "move": illegal})
+        err = ws.receive_json()
+        assert err["type"] == "error" and "not legal" in err["message"]
+        ws.send_json({"type": "ping", "t": 12})
+        assert ws.receive_json() == {"type": "pong", "t": 12}
+        # the game goes on: play until the engine is to act, then a move out of turn
+        while True:
+            ws.send_json({"type": "move", "move": msg["legal"][0]})
+            nxt = ws.receive_json()
+            assert nxt["type"] == "state"
+            if not nxt["your_turn"]:
+                break
+            msg = nxt
+        ws.send_json({"type": "move", "move": "pass"})
+        seen = []
+        err = None
+        while err is None:
+            m = ws.receive_json()
+            if m["type"] == "error":
+                err = m
+            seen.append(m)
+        assert "not your turn" in err["message"] or "not legal" in err["message"]
+        until_my_turn(ws)
+
+
+def test_undo_goes_back_before_the_previous_decision(client):
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        first = until_my_turn(ws)
+        # make two decisions of ours (engine turns in between as they come)
+        ws.send_json({"type": "move", "move": first["legal"][0]})
+        second = until_my_turn(ws, after=first["version"])
+        ws.send_json({"type": "move", "move": second["legal"][-1]})
+        third = until_my_turn(ws, after=second["version"])
+        assert third["moves"][-1]["n"] > second["moves"][-1]["n"] if second["moves"] else True
+        ws.send_json({"type": "undo"})
+        back = until_my_turn(ws, after=third["version"])
+        assert back["moves"] == second["moves"]
+        assert back["hand"] == second["hand"] and back["legal"] == second["legal"]
+        assert back["svg"] == second["svg"] or back["moves"] == second["moves"]
+        ws.send_json({"type": "undo"})
+        again = until_my_turn(ws, after=back["version"])
+        assert again["moves"] == first["moves"] and again["hand"] == first["hand"]
+        assert not again["can_undo"] or first["moves"]
+
+
+def test_hint_returns_candidates(client):
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        msg = until_my_turn(ws)
+        ws.send_json({"type": "hint"})
+        while True:
+            h = ws.receive_json()
+            if h["type"] == "hint":
+                break
+            assert h["type"] != "error", h
+        assert h["to_act"] and 1 <= len(h["candidates"]) <= 5
+        for c in h["candidates"]:
+            assert c["move"] in msg["legal"] and 0 <= c["value"] <= 1
+        assert "hands" not in json.dumps(h)
+
+
+# ---------------------------------------------------------------- HTTP: records, limits, paths, ids
+
+
+def test_new_game_refuses_bad_requests(client):
+    for body, words in [({"players": 5}, "players"), ({"board": "moon"}, "board"),
+                        ({"variants": ["x"]}, "variants"), ({"human": 3}, "human seat"),
+                        ({"engines": {"iterations": 0}}, "iterations"), ({"colour": 1}, "unknown field"),
+                        ({"engines": [ENGINE, ENGINE]}, "list of 1")]:
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], (body, r.text)
+    r = client.post("/api/games", content=b"{nope")
+    assert r.status_code == 400 and "not JSON" in r.json()["error"]
+
+
+def test_record_download_and_load(client):
+    gid = new_game(client, human=0)
+    r = client.get(f"/api/games/{gid}/record")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    assert "[seed" not in r.text and "draw 1" not in r.text          # a seat record during play
+    assert parse_seat_record(r.text).seat == 0
+    # a finished game's record loads as a game (over); a record mid-game loads and continues
+    g = engine.new_game(players=2, seed=11)
+    from engine.record import GameRecorder
+    rec = GameRecorder(g, seed=11, headers={"human": "1"})
+    rng = random.Random(3)
+    for _ in range(12):
+        rec.apply(rng.choice(g.legal_actions()))
+    r = client.post("/api/games/load?iterations=20", content=rec.text().encode())
+    assert r.status_code == 201, r.text
+    loaded = r.json()["game"]
+    v = client.get(f"/api/games/{loaded}").json()
+    assert v["seat"] == 1 and len(v["moves"]) == 12
+    assert v["hand"] == letters(g.snapshot()["hands"][1])
+    # malformed and too large records are refused with the reason
+    bad = client.post("/api/games/load", content=b"[players 2]\n[board standard]\n[seed 1]\ntile z z99\n")
+    assert bad.status_code == 400 and "line 4" in bad.json()["error"]
+    big = client.post("/api/games/load", content=b"#" * (MAX_RECORD_BYTES + 1))
+    assert big.status_code == 413 and "1,000,000 bytes" in big.json()["error"]
+    assert client.post("/api/games/load", content=b"\xff\xfe").status_code == 400
+    assert client.post("/api/games/load?seat=7", content=rec.text().encode()).status_code == 400
+
+
+def test_static_files_and_paths(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<script" in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py",
+                 "/static/../../engine/state.py", "/static/nothing.js"):
+        r = client.get(path)
+        assert r.status_code == 404, path
+        assert "Starlette" not in r.text and "import" not in r.text
+
+
+def test_wrong_game_id_is_404(client):
+    assert client.get("/api/games/nope").status_code == 404
+    assert client.get("/api/games/nope/record").status_code == 404
+    with pytest.raises(Exception):
+        with client.websocket_connect("/api/games/nope/ws") as ws:
+            ws.receive_json()
+    gid = new_game(client)
+    assert len(gid) >= 32
+
+
+def test_banner_warns_off_loopback():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert "WARNING" not in banner("127.0.0.1", 8000, 2)
+    assert "http://127.0.0.1:8000/" in banner("127.0.0.1", 8000, 2)
+    assert "WARNING" in banner("0.0.0.0", 8000, 2)

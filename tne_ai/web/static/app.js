@@ -1,0 +1,221 @@
+// tne-ai serve: the page. Plain JavaScript, no build step. The server sends the
+// human's view (`state`), the board as SVG and the legal decisions in notation;
+// this script only shows them and sends back the decision clicked.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const SQ = /^[a-p](1[01]|[1-9])$/;
+let ws = null, view = null, gameId = null;
+let prefix = null;          // the chosen piece, e.g. "tile r", "leader k", "cat"
+let swapSet = null;         // tiles chosen for a swap (letters), or null
+
+function squareOf(move) {
+  const words = move.split(" ");
+  return words.length > 1 && SQ.test(words[words.length - 1]) ? words[words.length - 1] : null;
+}
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function button(label, onclick, parent) {
+  const b = el("button", {type: "button"}, label);
+  b.onclick = onclick;
+  parent.appendChild(b);
+  return b;
+}
+function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
+function say(text) { $("message").textContent = text || ""; }
+function play(move) { prefix = null; swapSet = null; say(""); send({type: "move", move: move}); }
+
+function connect(id) {
+  gameId = id;
+  history.replaceState(null, "", "/?game=" + encodeURIComponent(id));
+  $("record").href = "/api/games/" + encodeURIComponent(id) + "/record";
+  if (ws) ws.close();
+  const proto = location.protocol === "https:" ? "wss://" : "ws://";
+  ws = new WebSocket(proto + location.host + "/api/games/" + encodeURIComponent(id) + "/ws");
+  ws.onmessage = (ev) => receive(JSON.parse(ev.data));
+  ws.onclose = () => { $("status").textContent = "disconnected (reload the page to reconnect)"; };
+}
+
+function receive(m) {
+  if (m.type === "state") { view = m; prefix = null; swapSet = null; render(); }
+  else if (m.type === "thinking") { $("status").textContent = "seat " + m.seat + " is thinking…"; }
+  else if (m.type === "event") { say("seat " + m.seat + ": " + m.move); }
+  else if (m.type === "hint") { showHint(m); }
+  else if (m.type === "error") { say(m.message); }
+}
+
+// the legal decisions the current selection allows, and their squares
+function targets() {
+  if (!view || !view.your_turn) return [];
+  if (view.phase === "action") {
+    if (!prefix) return [];
+    return view.legal.filter((m) => m.startsWith(prefix + " ") && squareOf(m));
+  }
+  return view.legal.filter((m) => squareOf(m));
+}
+
+function render() {
+  const v = view;
+  $("board").innerHTML = v.svg;       // the server's own SVG (engine/svg.py): no scripts in it
+  const t = targets(), squares = new Set(t.map(squareOf));
+  document.querySelectorAll("#board .sq").forEach((g) => {
+    if (squares.has(g.dataset.sq)) g.classList.add("target");
+  });
+  let status;
+  if (v.over) status = "Game over (" + v.over.end_reason + "): " + v.over.ranks.map((r, s) => (s === v.seat ? "you" : "seat " + s) + " rank " + (r + 1)).join(", ");
+  else if (v.your_turn) status = "Your decision (seat " + v.seat + ")";
+  else status = "Seat " + v.to_act + " to act" + (v.thinking !== null ? " (thinking…)" : "");
+  $("status").textContent = status + " · bag " + v.bag_size;
+  $("prompt").textContent = v.prompt;
+  renderHand(); renderButtons(); renderConflict(); renderSeats(); renderMoves();
+  $("undo").disabled = !v.can_undo;
+  $("hint").disabled = !!v.over;
+}
+
+function renderHand() {
+  const hand = $("hand");
+  hand.replaceChildren();
+  const v = view, letters = v.hand === "-" ? "" : v.hand;
+  const chosen = swapSet ? swapSet.slice() : [];
+  [...letters].forEach((c) => {
+    const tile = el("span", {class: "tile " + c, title: "tile " + c}, c.toUpperCase());
+    const i = chosen.indexOf(c);
+    if (swapSet !== null && i >= 0) { tile.classList.add("chosen"); chosen.splice(i, 1); }
+    else if (swapSet === null && prefix === "tile " + c) tile.classList.add("chosen");
+    const can = v.legal.some((m) => m.startsWith("tile " + c + " "));
+    if (swapSet === null && !can) tile.classList.add("off");
+    tile.onclick = () => {
+      if (swapSet !== null) {
+        const j = swapSet.indexOf(c);
+        const taken = swapSet.filter((x) => x === c).length;
+        const have = [...letters].filter((x) => x === c).length;
+        if (tile.classList.contains("chosen")) swapSet.splice(j, 1);
+        else if (taken < have) swapSet.push(c);
+        renderHand(); renderButtons();
+      } else if (can) { prefix = prefix === "tile " + c ? null : "tile " + c; render(); }
+    };
+    hand.appendChild(tile);
+  });
+}
+
+function renderButtons() {
+  const box = $("buttons"), opts = $("options");
+  box.replaceChildren(); opts.replaceChildren();
+  const v = view;
+  if (!v.your_turn) return;
+  if (v.phase === "action") {
+    const me = v.seats[v.seat];
+    "krbg".split("").forEach((c) => {
+      if (v.legal.some((m) => m.startsWith("leader " + c + " "))) {
+        const onBoard = !me.leaders_in_supply.includes(c);
+        const b = button((onBoard ? "move " : "") + "leader " + c.toUpperCase(), () => { prefix = prefix === "leader " + c ? null : "leader " + c; render(); }, box);
+        b.className = "tile leader " + c + (prefix === "leader " + c ? " chosen" : "");
+      }
+    });
+    if (v.legal.some((m) => m.startsWith("cat "))) button("catastrophe", () => { prefix = prefix === "cat" ? null : "cat"; render(); }, box);
+    v.legal.filter((m) => m.startsWith("withdraw ")).forEach((m) => button(m, () => play(m), box));
+    if (v.legal.some((m) => m.startsWith("swap "))) {
+      if (swapSet === null) button("swap…", () => { swapSet = []; prefix = null; render(); }, box);
+      else {
+        const move = "swap " + "krbg".split("").map((c) => c.repeat(swapSet.filter((x) => x === c).length)).join("");
+        const ok = button("swap " + (swapSet.join("") || "(click tiles)"), () => play(move), box);
+        ok.disabled = !v.legal.includes(move);
+        button("cancel", () => { swapSet = null; render(); }, box);
+      }
+    }
+    if (v.legal.includes("pass")) button("pass", () => play("pass"), box);
+  } else if (!v.phase.endsWith("attack") && !v.phase.endsWith("defend")) {
+    // war order, monument, treasure, building, wonder: click a lit square, or one of these
+    v.legal.forEach((m) => button(m, () => play(m), opts));
+  }
+}
+
+function renderConflict() {
+  const box = $("conflict"), c = view.conflict;
+  box.replaceChildren();
+  box.hidden = !c;
+  if (!c) return;
+  const a = c.attacker_base + (c.attacker_commit || 0);
+  box.appendChild(el("p", {}, c.kind + " over the " + c.colour.toUpperCase() + " leader: attacker seat " + c.attacker +
+    " at " + c.attacker_leader + " strength " + c.attacker_base + (c.attacker_commit !== null ? " + " + c.attacker_commit + " committed = " + a : "") +
+    "; defender seat " + c.defender + " at " + c.defender_leader + " strength " + c.defender_base + "."));
+  if (view.your_turn) {
+    box.appendChild(el("p", {}, "Commit " + c.tile_colour.toUpperCase() + " tiles:"));
+    view.legal.filter((m) => m.startsWith("commit ")).forEach((m) => button(m, () => play(m), box));
+  }
+}
+
+function renderSeats() {
+  const t = $("seats");
+  t.replaceChildren();
+  const head = el("tr");
+  ["seat", "player", "K", "R", "B", "G", "treasures", "catastrophes", "hand"].forEach((h) => head.appendChild(el("th", {}, h)));
+  t.appendChild(head);
+  view.seats.forEach((s) => {
+    const tr = el("tr", {class: s.you ? "you" : ""});
+    [s.seat, s.player, s.scores.k, s.scores.r, s.scores.b, s.scores.g, s.treasures, s.catastrophes_left, s.hand_size]
+      .forEach((x) => tr.appendChild(el("td", {}, String(x))));
+    t.appendChild(tr);
+  });
+}
+
+function renderMoves() {
+  const ol = $("moves");
+  ol.replaceChildren();
+  view.moves.forEach((m) => {
+    const li = el("li", {class: m.seat === view.seat ? "you" : ""}, "seat " + m.seat + ": " + m.move + (m.drew ? " (drew " + m.drew + ")" : ""));
+    ol.appendChild(li);
+  });
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function showHint(h) {
+  const out = $("hintout");
+  out.replaceChildren();
+  if (!h.candidates.length) { out.textContent = "your value while waiting: " + h.value.toFixed(3); return; }
+  h.candidates.forEach((c) => {
+    const b = button(c.move + "  " + c.value.toFixed(3) + "  (" + c.visits + " visits)", () => { if (view.legal.includes(c.move)) play(c.move); }, out);
+    b.title = "principal variation: " + c.pv.join("; ");
+    out.appendChild(el("br"));
+  });
+}
+
+$("board").addEventListener("click", (ev) => {
+  const g = ev.target.closest(".sq");
+  if (!g || !view || !view.your_turn) return;
+  const here = targets().filter((m) => squareOf(m) === g.dataset.sq);
+  if (here.length === 1) play(here[0]);
+  else if (here.length > 1) {           // e.g. two monuments possible on one block: choose
+    const opts = $("options");
+    opts.replaceChildren();
+    here.forEach((m) => button(m, () => play(m), opts));
+  }
+});
+$("hint").onclick = () => { $("hintout").textContent = "thinking…"; send({type: "hint"}); };
+$("undo").onclick = () => send({type: "undo"});
+$("newgame").onsubmit = async (ev) => {
+  ev.preventDefault();
+  const f = ev.target, amount = parseInt(f.amount.value, 10);
+  const body = {players: +f.players.value, human: Math.min(+f.human.value, +f.players.value - 1),
+                board: f.board.value, variants: ["english", "buildings", "wonder"].filter((n) => f[n].checked),
+                engines: {[f.limit.value]: amount}};
+  const r = await fetch("/api/games", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+  const j = await r.json();
+  if (!r.ok) { say(j.error); return; }
+  connect(j.game);
+};
+$("loadfile").onchange = async (ev) => {
+  const file = ev.target.files[0];
+  if (!file) return;
+  const f = $("newgame");
+  const r = await fetch("/api/games/load?" + f.limit.value + "=" + parseInt(f.amount.value, 10), {method: "POST", body: await file.text()});
+  const j = await r.json();
+  if (!r.ok) { say(j.error); return; }
+  connect(j.game);
+};
+setInterval(() => send({type: "ping", t: Date.now()}), 30000);
+const start = new URLSearchParams(location.search).get("game");
+if (start) connect(start);
