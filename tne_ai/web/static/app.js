@@ -111,8 +111,9 @@ function renderButtons() {
     "krbg".split("").forEach((c) => {
       if (v.legal.some((m) => m.startsWith("leader " + c + " "))) {
         const onBoard = !me.leaders_in_supply.includes(c);
-        const b = button((onBoard ? "move " : "") + "leader " + c.toUpperCase(), () => { prefix = prefix === "leader " + c ? null : "leader " + c; render(); }, box);
+        const b = button(c.toUpperCase(), () => { prefix = prefix === "leader " + c ? null : "leader " + c; render(); }, box);
         b.className = "tile leader " + c + (prefix === "leader " + c ? " chosen" : "");
+        b.title = (onBoard ? "move the " : "place the ") + "leader " + c.toUpperCase();
       }
     });
     if (v.legal.some((m) => m.startsWith("cat "))) button("catastrophe", () => { prefix = prefix === "cat" ? null : "cat"; render(); }, box);
