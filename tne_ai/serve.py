@@ -9,7 +9,10 @@ can start games (a game itself is reachable only through its unguessable id).
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
+import sys
+from pathlib import Path
 
 import click
 
@@ -34,13 +37,28 @@ def banner(host: str, port: int, workers: int) -> str:
     return "\n".join(lines)
 
 
+def default_data_dir() -> Path:
+    """Return the per-user folder for saved games: $XDG_DATA_HOME/tne-ai/games (~/.local/share/...),
+    %LOCALAPPDATA%\\tne-ai\\games on Windows, ~/Library/Application Support/tne-ai/games on macOS."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "tne-ai" / "games"
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port to bind (0: a free one).")
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Engine process pool size.")
-def serve_command(host, port, workers):
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder where every game is saved after every decision and resumed from after a "
+                   "restart (default: ~/.local/share/tne-ai/games, or the platform's).")
+def serve_command(host, port, workers, data_dir):
     """Play against the engine in a browser: a local web app (docs/web.md)."""
     import uvicorn
 
@@ -53,7 +71,13 @@ def serve_command(host, port, workers):
     except OSError as e:
         raise click.ClickException(f"cannot bind {host}:{port}: {e}") from None
     bound = sock.getsockname()[1]
+    data_dir = data_dir or default_data_dir()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise click.ClickException(f"cannot create the data folder {data_dir}: {e}") from None
     click.echo(banner(host, bound, workers), err=False)
-    config = uvicorn.Config(create_app(workers=workers), log_level="warning", ws="auto")
+    click.echo(f"games saved in {data_dir}")
+    config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir), log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])

@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import multiprocessing
+import os
 from collections import OrderedDict
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
@@ -37,6 +38,7 @@ STATIC = Path(__file__).parent / "static"
 MAX_RECORD_BYTES = 1_000_000          # an uploaded record: 1 MB at most
 MAX_JSON_BYTES = 16_384               # a new-game request
 MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
+SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
 log = logging.getLogger("tne_ai.web")
 
 
@@ -44,7 +46,8 @@ class Server:
     """The games and the engine pool of one app."""
 
     def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
-                 hint_iterations: int = G.HINT_ITERATIONS):
+                 hint_iterations: int = G.HINT_ITERATIONS, data_dir=None):
+        self.data_dir = Path(data_dir) if data_dir is not None else None
         self.workers = workers
         self.executor = executor
         self.own_executor = executor is None
@@ -52,6 +55,7 @@ class Server:
         self.games: "OrderedDict[str, G.Game]" = OrderedDict()
 
     def start(self) -> None:
+        self.load_saved()
         if self.executor is None:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
 
@@ -73,7 +77,57 @@ class Server:
         return game
 
     def get(self, game_id: str) -> Optional[G.Game]:
-        return self.games.get(game_id)
+        game = self.games.get(game_id)
+        if game is None and self.data_dir is not None and G.GAME_ID_RE.fullmatch(game_id):
+            path = self.data_dir / (game_id + SAVED_SUFFIX)     # a game pushed out of memory, or finished
+            if path.is_file():
+                game = self.read_saved(path)
+                if game is not None:
+                    self.add(game)
+        return game
+
+    # --- saved games (--data-dir): the full record after every decision, never served over HTTP
+
+    def save(self, game: G.Game) -> None:
+        """Write the game's saved text to DATA_DIR/ID.tne atomically (a temporary file, then os.replace)."""
+        if self.data_dir is None:
+            return
+        path = self.data_dir / (game.id + SAVED_SUFFIX)
+        tmp = path.with_name(f".{game.id}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(game.saved_text())
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except OSError:
+            log.exception("cannot save game %s in %s", game.id[:6], self.data_dir)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+    def read_saved(self, path: Path) -> Optional[G.Game]:
+        """Return the game saved in `path`, or None (logged) if the file is not one."""
+        try:
+            game = G.resume_game(path.read_text(encoding="utf-8"))
+            if game.id + SAVED_SUFFIX != path.name:
+                raise G.GameError(f"the file holds game {game.id[:6]}..., not its name's")
+            return game
+        except (OSError, UnicodeDecodeError, G.GameError, ValueError) as e:
+            log.warning("skipping saved game %s: %s", path.name, e)
+            return None
+
+    def load_saved(self) -> None:
+        """Load the unfinished saved games (the most recent MAX_GAMES), so their URLs resume."""
+        if self.data_dir is None:
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        paths = sorted(self.data_dir.glob("*" + SAVED_SUFFIX), key=lambda p: p.stat().st_mtime)
+        for path in paths[-G.MAX_GAMES:]:
+            game = self.read_saved(path)
+            if game is not None and not game.over:
+                self.add(game)
+        if self.games:
+            log.info("resumed %d saved game(s) from %s", len(self.games), self.data_dir)
 
     # --- live updates
 
@@ -105,6 +159,7 @@ class Server:
                     game.thinking = None
                 if not game.engine_move(seat, action, version):
                     return                    # the position changed meanwhile (undo): a new loop runs
+                self.save(game)
                 self.broadcast(game, {"type": "event", "seat": seat, "move": game.last["move"],
                                       "squares": game.last["squares"]})
                 self.broadcast(game, game.view())
@@ -157,9 +212,12 @@ def _engine_specs(data: dict, players: int, human: int) -> dict:
 
 
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
-               hint_iterations: int = G.HINT_ITERATIONS) -> Starlette:
-    """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`)."""
-    server = Server(workers, executor, hint_iterations)
+               hint_iterations: int = G.HINT_ITERATIONS, data_dir=None) -> Starlette:
+    """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
+
+    With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
+    """
+    server = Server(workers, executor, hint_iterations, data_dir)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -188,6 +246,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
         except G.GameError as e:
             return _error(400, str(e))
         server.add(game)
+        server.save(game)
         return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
 
     async def load(request: Request) -> Response:
@@ -213,6 +272,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
         except G.GameError as e:
             return _error(400, str(e))
         server.add(game)
+        server.save(game)
         return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
 
     def _game(request) -> Optional[G.Game]:
@@ -282,6 +342,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
                 return [game.view()]
             if kind == "move":
                 game.play(msg.get("move"))
+                server.save(game)
                 server.broadcast(game, game.view())
                 server.ensure_engines(game)
                 return []
@@ -291,6 +352,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
                     game.task = None
                 game.thinking = None
                 game.undo()
+                server.save(game)
                 server.broadcast(game, game.view())
                 server.ensure_engines(game)
                 return []

@@ -196,6 +196,19 @@ class Game:
             rec.apply(a)
         return rec.text()
 
+    def saved_text(self) -> str:
+        """The text saved on the server (--data-dir) after every decision: the full record plus this
+        game's settings (id, human seat, each engine). Never sent to the browser."""
+        heads = {"game": self.id, "human": str(self.human)}
+        for s, e in sorted(self.engines.items()):
+            heads[f"engine_{s}"] = f"movetime {e.movetime}" if e.movetime else f"iterations {e.iterations}"
+        if self.start_header:
+            heads["engine_seed"] = str(self.seed)
+        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
+        for a in self.actions:
+            rec.apply(a)
+        return rec.text()
+
     def seat_record(self) -> str:
         """The protocol lines the human's seat was sent (tne_ai.knowledge.parse_seat_record reads them)."""
         from tne_ai.client import newgame_line, position_line
@@ -374,3 +387,26 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         random.SystemRandom().randrange(2 ** 62)
     return Game(initial, human, {s: spec for s in range(state.players) if s != human}, seed,
                 actions=actions, start_header="start" in heads)
+
+
+GAME_ID_RE = re.compile(r"[A-Za-z0-9_-]{20,64}")
+
+
+def resume_game(text: str) -> Game:
+    """Return the game saved by Game.saved_text (same id, seat, engines, seed); GameError if it is not one."""
+    heads = dict(re.findall(r"^\s*\[([a-z_0-9]+)\s+([^\]]*)\]", text, re.M))
+    game_id = heads.get("game", "")
+    if not GAME_ID_RE.fullmatch(game_id):
+        raise GameError("no [game ID] header")
+    game = load_game(text)
+    for s in list(game.engines):
+        spec = heads.get(f"engine_{s}", "").split()
+        if len(spec) != 2 or not spec[1].isdigit():
+            raise GameError(f"no [engine_{s} iterations|movetime N] header")
+        game.engines[s] = engine_seat({spec[0]: int(spec[1])})
+    if game.start_header:
+        if not heads.get("engine_seed", "").isdigit():
+            raise GameError("no [engine_seed N] header")
+        game.seed = int(heads["engine_seed"])
+    game.id = game_id
+    return game

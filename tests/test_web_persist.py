@@ -1,0 +1,137 @@
+"""`tne-ai serve --data-dir`: games are saved after every decision and resume after a restart."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+from tne_ai.serve import default_data_dir  # noqa: E402
+from tne_ai.web.app import SAVED_SUFFIX, create_app  # noqa: E402
+
+ENGINE = {"iterations": 20}
+
+
+def until_my_turn(ws, after=-1):
+    while True:
+        m = ws.receive_json()
+        if m["type"] == "error":
+            raise AssertionError(m)
+        if m["type"] == "state" and m["version"] > after and (m["your_turn"] or m["over"]):
+            return m
+
+
+def play_a_few(client, game_id, decisions=3):
+    with client.websocket_connect(f"/api/games/{game_id}/ws") as ws:
+        view = until_my_turn(ws)
+        for _ in range(decisions):
+            ws.send_json({"type": "move", "move": view["legal"][0]})
+            view = until_my_turn(ws, view["version"])
+        return view
+
+
+def test_a_game_resumes_after_a_restart(tmp_path):
+    app = create_app(workers=1, hint_iterations=50, data_dir=tmp_path)
+    with TestClient(app) as c:
+        r = c.post("/api/games", json={"players": 2, "engines": ENGINE, "human": 1})
+        assert r.status_code == 201
+        gid = r.json()["game"]
+        before = play_a_few(c, gid)
+    saved = tmp_path / (gid + SAVED_SUFFIX)
+    text = saved.read_text()
+    assert f"[game {gid}]" in text and "[human 1]" in text and "[engine_0 iterations 20]" in text
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # a new app (a restarted server) on the same folder: the same URL resumes at the same position
+    app2 = create_app(workers=1, hint_iterations=50, data_dir=tmp_path)
+    with TestClient(app2) as c2:
+        assert gid in app2.state.server.games
+        after = c2.get(f"/api/games/{gid}").json()
+        assert after["moves"] == before["moves"]
+        for key in ("ply", "hand", "legal", "svg", "seats", "bag_size", "phase", "to_act", "seat"):
+            assert after[key] == before[key], key
+        assert after["seats"][0]["player"] == "ismcts 20 iterations"
+        # and play goes on, saved again
+        view = play_a_few(c2, gid, decisions=1)
+        assert view["ply"] > before["ply"]
+    assert saved.read_text().count("\n") > text.count("\n")
+
+
+def test_undo_and_load_are_saved(tmp_path):
+    app = create_app(workers=1, hint_iterations=50, data_dir=tmp_path)
+    with TestClient(app) as c:
+        gid = c.post("/api/games", json={"players": 2, "engines": ENGINE}).json()["game"]
+        assert (tmp_path / (gid + SAVED_SUFFIX)).exists()          # saved from its creation
+        view = play_a_few(c, gid, decisions=2)
+        with c.websocket_connect(f"/api/games/{gid}/ws") as ws:
+            until_my_turn(ws)
+            ws.send_json({"type": "undo"})
+            undone = until_my_turn(ws, view["version"])
+        assert undone["ply"] < view["ply"]
+    app2 = create_app(workers=1, data_dir=tmp_path)
+    with TestClient(app2) as c2:
+        assert c2.get(f"/api/games/{gid}").json()["moves"] == undone["moves"]
+
+
+def test_a_corrupt_file_is_skipped_with_a_log_line(tmp_path, caplog):
+    app = create_app(workers=1, data_dir=tmp_path)
+    with TestClient(app) as c:
+        gid = c.post("/api/games", json={"players": 2, "engines": ENGINE}).json()["game"]
+    (tmp_path / ("A" * 32 + SAVED_SUFFIX)).write_text("[players 2]\n[board standard]\nnot a move\n")
+    (tmp_path / ("B" * 32 + SAVED_SUFFIX)).write_bytes(b"\xff\xfe garbage")
+    (tmp_path / ("C" * 32 + SAVED_SUFFIX)).write_text((tmp_path / (gid + SAVED_SUFFIX)).read_text())  # wrong name
+    with caplog.at_level(logging.WARNING, logger="tne_ai.web"):
+        app2 = create_app(workers=1, data_dir=tmp_path)
+        with TestClient(app2) as c2:
+            assert list(app2.state.server.games) == [gid]
+            assert c2.get(f"/api/games/{gid}").status_code == 200
+            assert c2.get("/api/games/" + "A" * 32).status_code == 404
+    skipped = [r.getMessage() for r in caplog.records if "skipping saved game" in r.getMessage()]
+    assert len(skipped) >= 3, skipped
+
+
+def test_saved_files_are_not_served(tmp_path):
+    app = create_app(workers=1, data_dir=tmp_path)
+    with TestClient(app) as c:
+        gid = c.post("/api/games", json={"players": 2, "engines": ENGINE}).json()["game"]
+        name = gid + SAVED_SUFFIX
+        saved = (tmp_path / name).read_text()
+        assert "[seed " in saved
+        for path in (f"/{name}", f"/static/{name}", f"/static/../{name}", f"/api/games/{name}",
+                     f"/api/games/{gid}/{name}", f"/static/%2e%2e/{name}", f"/api/games/{gid}/saved"):
+            r = c.get(path)
+            assert r.status_code == 404, path
+            assert "[seed" not in r.text
+        for path in (f"/api/games/{gid}", f"/api/games/{gid}/record"):   # during play: the seat's view only
+            r = c.get(path)
+            assert r.status_code == 200
+            assert "[seed" not in r.text and "[engine_" not in r.text and "draw 1" not in r.text
+
+
+def test_default_data_dir_is_per_user(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    import sys
+    if sys.platform.startswith("linux"):
+        assert default_data_dir() == tmp_path / "tne-ai" / "games"
+
+
+def test_serve_creates_the_data_dir(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import tne_ai.serve as S
+
+    class FakeServer:
+        def __init__(self, config):
+            self.config = config
+
+        def run(self, sockets):
+            sockets[0].close()
+
+    import uvicorn
+    monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    where = tmp_path / "a" / "b"
+    out = CliRunner().invoke(S.serve_command, ["--data-dir", str(where)])
+    assert out.exit_code == 0, out.output
+    assert where.is_dir() and f"games saved in {where}" in out.output
