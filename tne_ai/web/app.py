@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tne_ai.web import games as G
+from tne_ai.web.replay import routes as replay_routes
 
 STATIC = Path(__file__).parent / "static"
 MAX_RECORD_BYTES = 1_000_000          # an uploaded record: 1 MB at most
@@ -383,6 +384,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
         Route("/api/games/{game_id}", view),
         Route("/api/games/{game_id}/record", record),
         WebSocketRoute("/api/games/{game_id}/ws", ws_endpoint),
+        *replay_routes(server),           # the Watch and Review pages (tne_ai/web/replay.py)
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

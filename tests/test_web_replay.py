@@ -1,0 +1,165 @@
+"""The Watch and Review pages of `tne-ai serve` (tne_ai/web/replay.py) through Starlette's TestClient."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+import engine  # noqa: E402
+from engine.record import replay_record  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from tne_ai.web.app import create_app  # noqa: E402
+from tne_ai.web.replay import MAX_RECORD_BYTES  # noqa: E402
+
+GAME = Path(__file__).parent / "data" / "review-game.txt"
+
+
+def opening(decisions: int) -> str:
+    """The review game's record cut after its first `decisions` decisions (with their draw lines)."""
+    out, n = [], 0
+    for line in GAME.read_text().splitlines():
+        word = line.split("#", 1)[0].strip().split(" ")[0]
+        if word and not line.startswith("[") and word not in ("draw", "result"):
+            if n == decisions:
+                break
+            n += 1
+        if word != "result":
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module")
+def client():
+    app = create_app(workers=1, hint_iterations=50)
+    with TestClient(app) as c:
+        yield c
+
+
+def wait_review(client, rid: str) -> dict:
+    while True:
+        r = client.get(f"/api/review/{rid}")
+        assert r.status_code == 200, r.text
+        doc = r.json()
+        assert doc["status"] != "error", doc
+        if doc["status"] == "done":
+            return doc
+        time.sleep(0.1)
+
+
+def test_pages_are_served(client):
+    for page in ("/review", "/watch", "/static/review.js", "/static/watch.js"):
+        assert client.get(page).status_code == 200, page
+    assert 'href="/review"' in client.get("/").text
+
+
+def test_review_of_twenty_decisions(client):
+    text = opening(20)
+    r = client.post("/api/review?iterations=30&seed=1", content=text.encode())
+    assert r.status_code == 201, r.text
+    rid = r.json()["review"]
+    assert r.json()["total"] == 20
+    doc = wait_review(client, rid)
+    assert [d["ply"] for d in doc["decisions"]] == list(range(20))
+    for d in doc["decisions"]:
+        for field in ("ply", "seat", "played", "best", "best_value", "played_value", "loss", "mark"):
+            assert field in d
+        assert 0 <= d["best_value"] <= 1 and d["loss"] >= 0
+    assert {s["seat"] for s in doc["summary"]} == {0, 1}
+    for s in doc["summary"]:
+        assert all(0 <= x["ply"] < 20 for x in s["largest"])
+    assert len(doc["moves"]) == doc["plies"] == 20
+    for ply in range(21):
+        b = client.get(f"/api/review/{rid}/board/{ply}")
+        assert b.status_code == 200 and b.headers["content-type"].startswith("image/svg+xml")
+        assert b.text.lstrip().startswith("<svg") and b.text.rstrip().endswith("</svg>")
+    assert client.get(f"/api/review/{rid}/board/21").status_code == 404
+    # only one seat asked
+    r = client.post("/api/review?iterations=20&seats=1", content=opening(6).encode())
+    assert r.status_code == 201
+    doc = wait_review(client, r.json()["review"])
+    assert {d["seat"] for d in doc["decisions"]} == {1}
+
+
+def test_review_refuses_bad_uploads_with_the_reason(client):
+    big = client.post("/api/review", content=b"#" * (MAX_RECORD_BYTES + 1))
+    assert big.status_code == 413 and "1,000,000 bytes" in big.json()["error"]
+    bad = client.post("/api/review", content=b"[players 2]\n[board standard]\n[seed 1]\nfly away\n")
+    assert bad.status_code == 400 and "line 4" in bad.json()["error"]
+    assert client.post("/api/review", content=b"\xff\xfe").status_code == 400
+    assert client.post("/api/review?iterations=999999", content=opening(2).encode()).status_code == 400
+    assert client.post("/api/review?seats=5", content=opening(2).encode()).status_code == 400
+    assert client.post("/api/watch/load", content=b"#" * (MAX_RECORD_BYTES + 1)).status_code == 413
+    assert client.post("/api/watch/load", content=b"nonsense").status_code == 400
+
+
+def test_unknown_ids_are_404(client):
+    assert client.get("/api/review/nope").status_code == 404
+    assert client.get("/api/review/nope/board/0").status_code == 404
+    assert client.get("/api/watch/nope/record").status_code == 404
+
+
+def frames(client, wid: str) -> tuple:
+    out = []
+    with client.websocket_connect(f"/ws/watch/{wid}") as ws:
+        while True:
+            m = ws.receive_json()
+            if m["type"] == "end":
+                return out, m
+            assert m["type"] == "decision"
+            out.append(m)
+
+
+def test_live_watch_streams_public_boards_until_the_end():
+    app = create_app(workers=1)
+    with TestClient(app) as client:
+        r = client.post("/api/watch", json={"players": 2, "iterations": 2, "max_decisions": 30})
+        assert r.status_code == 201, r.text
+        wid = r.json()["watch"]
+        got, end = frames(client, wid)
+        assert [m["ply"] for m in got] == list(range(31))
+        for m in got:
+            assert "hands" not in m and "bag" not in m
+            assert '<g class="hand"' not in m["svg"]
+            assert m["svg"].lstrip().startswith("<svg")
+        assert all(m["seat"] in (0, 1) and m["move"] for m in got[1:])
+        assert not end["over"] and end["record"] is None            # capped before the end: no record
+        assert client.get(f"/api/watch/{wid}/record").status_code == 409
+        assert client.post("/api/watch", json={"players": 5}).status_code == 400
+        assert client.post("/api/watch", json={"iterations": 0}).status_code == 400
+        assert client.post("/api/watch", json={"speed": 1}).status_code == 400
+
+
+def test_a_whole_live_watch_game_and_its_record_replays():
+    app = create_app(workers=2)
+    with TestClient(app) as client:
+        wid = client.post("/api/watch", json={"players": 2, "iterations": 1}).json()["watch"]
+        got, end = frames(client, wid)
+        assert end["over"] and end["ranks"] is not None and end["error"] is None
+        assert end["svg"].lstrip().startswith("<svg")
+        text = client.get(end["record"]).text
+        state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+        assert state.is_terminal() and len(actions) == len(got) - 1 == end["plies"]
+
+
+def test_a_live_board_shows_no_hand():
+    from engine.position import public_snapshot
+    from engine.svg import board_svg
+    from tne_ai.web.replay import Watch
+    state = engine.new_game(2, 5, "standard", [])
+    w = Watch(state, 1, 0, 5)
+    assert '<g class="hand"' in board_svg(state.snapshot(), seat=0)
+    assert w.frames[0]["svg"] == board_svg(public_snapshot(state.snapshot()), title="start")
+    assert set(w.frames[0]) == {"type", "ply", "seat", "move", "last", "to_act", "over", "svg"}
+
+
+def test_a_record_replayed_streams_every_decision(client):
+    text = opening(12)
+    r = client.post("/api/watch/load", content=text.encode())
+    assert r.status_code == 201, r.text
+    got, end = frames(client, r.json()["watch"])
+    assert len(got) == 13 and end["plies"] == 12
+    assert client.get(end["record"]).text == text

@@ -1,0 +1,434 @@
+"""The Watch and Review pages of `tne-ai serve` (docs/web.md, "Watch" and "Review").
+
+HTTP and WebSocket (added to the app by `routes(server)`):
+    GET  /review                         the review page (static/review.html)
+    GET  /watch                          the watch page (static/watch.html)
+    POST /api/review?seats=0,1&iterations=300&seed=0
+                                         body: a full game record (at most 1 MB) -> 201 {"review": ID}
+    GET  /api/review/{id}                progress {status, done, total}; once done the whole review
+    GET  /api/review/{id}/board/{ply}    the board after `ply` decisions (SVG, the decision just played ringed)
+    POST /api/watch                      JSON {players, board, variants, iterations, max_decisions}
+                                         -> 201 {"watch": ID}: engines against engines
+    POST /api/watch/load                 body: a full game record -> 201 {"watch": ID}: the record replayed
+    GET  /api/watch/{id}/record          the full record, once the game is over (or for a replayed record)
+    WS   /ws/watch/{id}                  the decisions as they come: {"type": "decision", ...}, then "end"
+
+Review: the record is replayed in the request (a record that does not replay
+is refused with the reason), then every decision is searched from its seat's
+knowledge (search.review.review_decision) as one job per decision in the
+app's process pool, off the event loop; the page polls the progress. The
+snapshots of every ply stay on the server under the review's unguessable id
+and the boards are drawn on demand. The uploaded record is the user's own
+finished game: its boards are full boards (still drawn without hands).
+
+Watch: the server computes the decisions as fast as the pool allows and
+streams each one; the page paces what it shows (speed, pause), for live
+games and replayed records alike. A live game's frames carry the public
+board only (engine.position.public_snapshot: no hands, no bag) and the
+public notation of each decision (another seat's swap is `swap n`, no draw
+lines); the full record is offered only once the game is over.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import secrets
+from collections import OrderedDict
+from typing import Optional
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+import engine
+from engine import actions as A
+from engine.boards import BOARD_NAMES
+from engine.errors import EngineError
+from engine.info import observation
+from engine.position import public_snapshot
+from engine.record import GameRecorder, record_start, replay_record
+from engine.view import events_for_seat
+from search.agent import Limits, SearchError
+
+MAX_RECORD_BYTES = 1_000_000
+MAX_JSON_BYTES = 16_384
+REVIEW_ITERATIONS = 300
+MAX_REVIEW_ITERATIONS = 5_000
+WATCH_ITERATIONS = 100
+MAX_WATCH_ITERATIONS = 20_000
+MAX_REVIEWS = 20
+MAX_WATCHES = 20
+
+
+class ReplayError(ValueError):
+    """A request that cannot be done (the message says why)."""
+
+
+# ---------------------------------------------------------------- the worker side
+
+_SEARCHER = None
+
+
+def review_one(item: tuple, iterations: int, seed: int) -> dict:
+    """Review one decision item (search.review.record_decisions) in a worker process."""
+    global _SEARCHER
+    from search.ismcts import ISMCTS
+    from search.review import review_decision
+    if _SEARCHER is None:
+        _SEARCHER = ISMCTS()
+    _SEARCHER.forget()
+    return review_decision(_SEARCHER, item, Limits(iterations=iterations), seed)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _svg(snap: dict, last=None, title=None) -> str:
+    from engine.svg import board_svg
+    return board_svg(snap, last=last, title=title)
+
+
+def _replay(text: str) -> tuple:
+    """Return (initial state, actions, final state) of a full record, or ReplayError with the reason."""
+    try:
+        final, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+        initial = record_start(text, engine.new_game, engine.State.from_snapshot)
+    except (EngineError, ValueError) as e:
+        raise ReplayError(f"not a game record: {e}") from None
+    return initial, actions, final
+
+
+def _decode(raw: Optional[bytes]) -> str:
+    if raw is None:
+        raise ReplayError(f"the record is too large: at most {MAX_RECORD_BYTES:,} bytes (1 MB)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError("the record is not UTF-8 text") from None
+
+
+def _int_param(q, name: str, default: int, lo: int, hi: int) -> int:
+    if name not in q:
+        return default
+    v = q[name]
+    if not v.isdigit() or not lo <= int(v) <= hi:
+        raise ReplayError(f"{name} must be an integer {lo}..{hi}, got {v[:20]!r}")
+    return int(v)
+
+
+# ---------------------------------------------------------------- a review
+
+
+class Review:
+    def __init__(self, text: str, seats: Optional[list], iterations: int, seed: int):
+        from search.review import record_decisions
+        initial, actions, final = _replay(text)
+        try:
+            self.facts, self.items = record_decisions(text, seats)
+        except (SearchError, EngineError, ValueError) as e:
+            raise ReplayError(str(e)) from None
+        self.id = secrets.token_urlsafe(24)
+        self.iterations, self.seed = iterations, seed
+        self.seats = sorted({it[1] for it in self.items}) if seats is None else sorted(set(seats))
+        state = initial.clone()
+        self.snaps = [state.snapshot()]
+        self.plies = []                       # per decision: seat and notation
+        for a in actions:
+            seat = state.to_act
+            state.apply(a)
+            self.snaps.append(state.snapshot())
+            self.plies.append({"ply": len(self.plies), "seat": seat, "move": A.format_action(a)})
+        self.decisions: list = []
+        self.done = 0
+        self.error: Optional[str] = None
+        self.task: Optional[asyncio.Task] = None
+
+    def board(self, ply: int) -> str:
+        """The board after `ply` decisions, the decision just played ringed."""
+        last = self.plies[ply - 1]["move"] if ply > 0 else None
+        title = f"after decision {ply} of {len(self.plies)}" if ply else "the start"
+        return _svg(self.snaps[ply], last=last, title=title)
+
+    def status(self) -> dict:
+        total = len(self.items)
+        out = {"review": self.id, "status": "error" if self.error else ("done" if self.done == total else "running"),
+               "done": self.done, "total": total, "plies": len(self.plies), "players": self.facts["players"],
+               "moves": self.plies, "seats": self.seats, "iterations": self.iterations}
+        if self.error:
+            out["error"] = self.error
+        if out["status"] == "done":
+            from search.review import MARKS, summarise
+            decisions = sorted(self.decisions, key=lambda d: d["ply"])
+            out.update(board=self.facts["board"], end_reason=self.facts["end_reason"], result=self.facts["result"],
+                       decisions=decisions, summary=summarise(decisions, self.facts["players"]),
+                       thresholds={name: t for name, t in MARKS})
+        return out
+
+    async def run(self, executor) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            futures = [loop.run_in_executor(executor, review_one, item, self.iterations, self.seed)
+                       for item in self.items]
+            for fut in asyncio.as_completed(futures):
+                self.decisions.append(await fut)
+                self.done += 1
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            self.error = f"the review failed: {e}"
+
+
+# ---------------------------------------------------------------- a watched game
+
+
+class Watch:
+    """Engines against engines (live), or a record replayed: frames streamed to every open socket."""
+
+    def __init__(self, state, iterations: int, max_decisions: Optional[int], seed: int,
+                 actions: Optional[list] = None, record: Optional[str] = None):
+        self.id = secrets.token_urlsafe(24)
+        self.state = state
+        self.initial = state.clone()
+        self.iterations = iterations
+        self.max_decisions = max_decisions
+        self.seed = seed
+        self.live = actions is None
+        self.actions: list = []
+        self.frames: list = []
+        self.finished = False
+        self.error: Optional[str] = None
+        self.record: Optional[str] = record
+        self.changed = asyncio.Event()
+        self.task: Optional[asyncio.Task] = None
+        self.frames.append(self._frame(None, None, None))
+        for a in actions or ():
+            self._apply(a)
+        if not self.live:
+            self._finish()
+
+    def _frame(self, seat, move, last) -> dict:
+        snap = self.state.snapshot()
+        shown = snap if not self.live else public_snapshot(snap)
+        return {"type": "decision", "ply": len(self.actions), "seat": seat, "move": move, "last": last,
+                "to_act": snap["to_act"], "over": self.state.is_terminal(),
+                "svg": _svg(shown, last=last, title=("start" if seat is None else f"{len(self.actions)}. seat {seat}: {move}"))}
+
+    def _apply(self, action: int) -> None:
+        before = self.state.snapshot()
+        self.state.apply(action)
+        self.actions.append(action)
+        move = events_for_seat(before, action, self.state.snapshot(), -1)[0] if self.live \
+            else A.format_action(action)
+        last = A.format_action(action) if move == A.format_action(action) else None
+        self.frames.append(self._frame(before["to_act"], move, last))
+
+    def _finish(self) -> None:
+        self.finished = True
+        if self.record is None and self.state.is_terminal():
+            rec = GameRecorder(self.initial.clone(), seed=self.seed)
+            for a in self.actions:
+                rec.apply(a)
+            self.record = rec.text()
+        self.changed.set()
+
+    def end_message(self) -> dict:
+        over = self.state.is_terminal()
+        snap = self.state.snapshot()
+        out = {"type": "end", "plies": len(self.actions), "over": over, "error": self.error,
+               "end_reason": snap["end_reason"] if over else None,
+               "ranks": self.state.result() if over else None,
+               "scores": snap["scores"] if over else None,
+               "record": f"/api/watch/{self.id}/record" if self.record is not None else None}
+        if over:                          # the game is over: every tile may be shown now
+            out["svg"] = _svg(snap, last=self.frames[-1].get("last"), title="final position")
+        return out
+
+    def start(self, executor) -> None:
+        if self.live and self.task is None and not self.finished:
+            self.task = asyncio.get_running_loop().create_task(self.run(executor))
+
+    async def run(self, executor) -> None:
+        from search.ismcts import worker_seed
+        from tne_ai.web.games import decide
+        loop = asyncio.get_running_loop()
+        try:
+            while not self.state.is_terminal() and (self.max_decisions is None
+                                                    or len(self.actions) < self.max_decisions):
+                seat = self.state.to_act
+                obs = observation(self.state.snapshot(), seat)
+                seed = (worker_seed(self.seed, seat) ^ (len(self.actions) * 1_000_003)) & ((1 << 63) - 1)
+                action = await loop.run_in_executor(executor, decide, obs, self.iterations, None, seed)
+                if action not in self.state.legal_actions():
+                    raise EngineError(f"seat {seat} chose an illegal decision {action!r}")
+                self._apply(action)
+                self.changed.set()
+                self.changed = asyncio.Event()
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            self.error = f"engine failed: {e}"
+        self._finish()
+
+
+# ---------------------------------------------------------------- routes
+
+
+def routes(server) -> list:
+    """The Watch and Review routes of an app whose Server is `server` (its executor runs the searches)."""
+    from tne_ai.web.app import STATIC, _error, _read_limited
+    reviews: "OrderedDict[str, Review]" = OrderedDict()
+    watches: "OrderedDict[str, Watch]" = OrderedDict()
+
+    def keep(store: OrderedDict, item, limit: int) -> None:
+        store[item.id] = item
+        while len(store) > limit:
+            _, old = store.popitem(last=False)
+            if old.task is not None:
+                old.task.cancel()
+
+    async def review_page(request: Request) -> Response:
+        return FileResponse(STATIC / "review.html", media_type="text/html")
+
+    async def watch_page(request: Request) -> Response:
+        return FileResponse(STATIC / "watch.html", media_type="text/html")
+
+    async def review_create(request: Request) -> Response:
+        raw = await _read_limited(request, MAX_RECORD_BYTES)
+        try:
+            text = _decode(raw)
+            q = request.query_params
+            iterations = _int_param(q, "iterations", REVIEW_ITERATIONS, 1, MAX_REVIEW_ITERATIONS)
+            seed = _int_param(q, "seed", 0, 0, 2 ** 31)
+            seats = None
+            if q.get("seats"):
+                parts = q["seats"].split(",")
+                if not all(p.strip().isdigit() for p in parts) or len(parts) > 4:
+                    raise ReplayError(f"seats: seat numbers separated by commas, got {q['seats'][:20]!r}")
+                seats = sorted({int(p) for p in parts})
+            review = Review(text, seats, iterations, seed)
+        except ReplayError as e:
+            return _error(413 if raw is None else 400, str(e))
+        keep(reviews, review, MAX_REVIEWS)
+        review.task = asyncio.get_running_loop().create_task(review.run(server.executor))
+        return JSONResponse({"review": review.id, "total": len(review.items), "plies": len(review.plies)},
+                            status_code=201)
+
+    async def review_get(request: Request) -> Response:
+        review = reviews.get(request.path_params["review_id"])
+        if review is None:
+            return _error(404, "no such review")
+        return JSONResponse(review.status())
+
+    async def review_board(request: Request) -> Response:
+        review = reviews.get(request.path_params["review_id"])
+        if review is None:
+            return _error(404, "no such review")
+        ply = request.path_params["ply"]
+        if not 0 <= ply <= len(review.plies):
+            return _error(404, f"no ply {ply}: this game has plies 0..{len(review.plies)}")
+        return Response(review.board(ply), media_type="image/svg+xml")
+
+    async def watch_create(request: Request) -> Response:
+        raw = await _read_limited(request, MAX_JSON_BYTES)
+        if raw is None:
+            return _error(413, f"a watch request is at most {MAX_JSON_BYTES} bytes")
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError as e:
+            return _error(400, f"not JSON: {e}")
+        if not isinstance(data, dict):
+            return _error(400, "expected a JSON object")
+        unknown = set(data) - {"players", "board", "variants", "iterations", "max_decisions"}
+        if unknown:
+            return _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+        players, board = data.get("players", 2), data.get("board", "standard")
+        variants = data.get("variants", [])
+        iterations, cap = data.get("iterations", WATCH_ITERATIONS), data.get("max_decisions")
+        if type(players) is not int or not 2 <= players <= 4:
+            return _error(400, f"players must be 2, 3 or 4, got {players!r}")
+        if board not in BOARD_NAMES:
+            return _error(400, f"board must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
+        if not isinstance(variants, list) or any(v not in A.VARIANTS for v in variants) \
+                or len(set(variants)) != len(variants):
+            return _error(400, f"variants: a list of distinct names among {', '.join(A.VARIANTS)}")
+        if type(iterations) is not int or not 1 <= iterations <= MAX_WATCH_ITERATIONS:
+            return _error(400, f"iterations must be an integer 1..{MAX_WATCH_ITERATIONS}, got {iterations!r}")
+        if cap is not None and (type(cap) is not int or cap < 0):
+            return _error(400, f"max_decisions must be a non-negative integer, got {cap!r}")
+        seed = random.SystemRandom().randrange(2 ** 62)
+        state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
+        watch = Watch(state, iterations, cap, seed)
+        keep(watches, watch, MAX_WATCHES)
+        return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}"}, status_code=201)
+
+    async def watch_load(request: Request) -> Response:
+        raw = await _read_limited(request, MAX_RECORD_BYTES)
+        try:
+            text = _decode(raw)
+            initial, actions, _ = _replay(text)
+        except ReplayError as e:
+            return _error(413 if raw is None else 400, str(e))
+        watch = Watch(initial.clone(), 0, None, 0, actions=actions, record=text)
+        keep(watches, watch, MAX_WATCHES)
+        return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}", "plies": len(actions)},
+                            status_code=201)
+
+    async def watch_record(request: Request) -> Response:
+        watch = watches.get(request.path_params["watch_id"])
+        if watch is None:
+            return _error(404, "no such game")
+        if watch.record is None:
+            return _error(409, "the game is not over: its record would show every hand")
+        return PlainTextResponse(watch.record,
+                                 headers={"Content-Disposition": 'attachment; filename="tne-ai-watch.txt"'})
+
+    async def watch_ws(ws: WebSocket) -> None:
+        watch = watches.get(ws.path_params["watch_id"])
+        if watch is None:
+            await ws.close(code=4404)
+            return
+        await ws.accept()
+        watch.start(server.executor)
+
+        async def reader():               # notices the page going away; the page sends nothing we need
+            with contextlib.suppress(Exception):
+                while True:
+                    await ws.receive_text()
+
+        read_task = asyncio.get_running_loop().create_task(reader())
+        sent = 0
+        try:
+            while True:
+                changed = watch.changed
+                while sent < len(watch.frames):
+                    await ws.send_json(watch.frames[sent])
+                    sent += 1
+                if watch.finished:
+                    await ws.send_json(watch.end_message())
+                    break
+                waiter = asyncio.ensure_future(changed.wait())
+                done, _ = await asyncio.wait({waiter, read_task}, return_when=asyncio.FIRST_COMPLETED)
+                if read_task in done:
+                    waiter.cancel()
+                    return
+        except WebSocketDisconnect:
+            return
+        finally:
+            read_task.cancel()
+        with contextlib.suppress(Exception):
+            await ws.close()
+
+    return [
+        Route("/review", review_page),
+        Route("/watch", watch_page),
+        Route("/api/review", review_create, methods=["POST"]),
+        Route("/api/review/{review_id}", review_get),
+        Route("/api/review/{review_id}/board/{ply:int}", review_board),
+        Route("/api/watch", watch_create, methods=["POST"]),
+        Route("/api/watch/load", watch_load, methods=["POST"]),
+        Route("/api/watch/{watch_id}/record", watch_record),
+        WebSocketRoute("/ws/watch/{watch_id}", watch_ws),
+    ]

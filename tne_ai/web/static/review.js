@@ -1,0 +1,161 @@
+// tne-ai serve: the review page. Upload a full game record; the server reviews
+// every decision in its process pool (the page polls the progress), then this
+// page steps through the game: the board of each ply (drawn by the server on
+// demand), the decision played against the engine's best, and a value chart.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const SEAT_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7"];
+let doc = null, ply = 0, byPly = {}, boards = {};
+
+function el(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function say(text) { $("message").textContent = text || ""; }
+const pct = (v) => (100 * v).toFixed(1) + "%";
+
+$("reviewform").onsubmit = async (ev) => {
+  ev.preventDefault();
+  const file = $("reviewfile").files[0];
+  if (!file) { say("Choose a game record file first."); return; }
+  const f = ev.target, q = new URLSearchParams();
+  if (f.seats.value) q.set("seats", f.seats.value);
+  q.set("iterations", parseInt(f.iterations.value, 10) || 300);
+  say("Uploading…");
+  const r = await fetch("/api/review?" + q, {method: "POST", body: file});
+  const out = await r.json();
+  if (!r.ok) { say(out.error); return; }
+  history.replaceState(null, "", "/review?id=" + encodeURIComponent(out.review));
+  poll(out.review);
+};
+
+async function poll(id) {
+  for (;;) {
+    const r = await fetch("/api/review/" + encodeURIComponent(id));
+    const out = await r.json();
+    if (!r.ok) { say(out.error); return; }
+    if (out.status === "error") { say(out.error); return; }
+    if (out.status === "done") { say(""); start(out); return; }
+    say("Reviewing… " + out.done + " of " + out.total + " decisions searched (" + out.iterations + " iterations each)");
+    await new Promise((res) => setTimeout(res, 500));
+  }
+}
+
+function start(d) {
+  doc = d; byPly = {}; boards = {};
+  for (const x of d.decisions) byPly[x.ply] = x;
+  $("reviewmain").hidden = false;
+  drawChart(); listMistakes(); go(0);
+}
+
+async function go(n) {
+  if (!doc) return;
+  ply = Math.max(0, Math.min(doc.plies, n));
+  const shown = ply;
+  $("plyno").textContent = "ply " + ply + " / " + doc.plies;
+  renderDecision();
+  markChart();
+  if (!(shown in boards)) {
+    const r = await fetch("/api/review/" + encodeURIComponent(doc.review) + "/board/" + shown);
+    boards[shown] = r.ok ? await r.text() : "<p>" + r.status + "</p>";
+  }
+  if (shown === ply) $("board").innerHTML = boards[shown];     // the server's SVG (engine/svg.py): no scripts
+}
+
+// the decision just played (ply p is the position after decision p-1)
+function renderDecision() {
+  const box = $("decision");
+  box.replaceChildren();
+  if (ply === 0) { box.append(el("p", {}, "The start: step forward to see the first decision.")); return; }
+  const move = doc.moves[ply - 1], d = byPly[ply - 1];
+  box.append(el("p", {"class": "played"}, (ply) + ". seat " + move.seat + " played " + move.move));
+  if (!d) { box.append(el("p", {}, "(not reviewed: seat " + move.seat + " was not asked)")); return; }
+  const t = el("table", {"class": "facts"});
+  const row = (k, v, cls) => { const tr = el("tr", cls ? {"class": cls} : {}); tr.append(el("th", {}, k), el("td", {}, v)); t.append(tr); };
+  row("engine's best", d.best + " (value " + pct(d.best_value) + ")");
+  row("played", d.played + " (value " + pct(d.played_value) + ")");
+  row("loss", pct(d.loss), d.mark ? "mark " + d.mark : "");
+  row("mark", d.mark || (d.played === d.best ? "agrees with the engine" : "—"), d.mark ? "mark " + d.mark : "");
+  box.append(t);
+}
+
+// value over the game: best_value per reviewed decision, one line per seat
+function drawChart() {
+  const W = 460, H = 180, L = 34, R = 8, T = 8, B = 22;
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+  svg.setAttribute("id", "chartsvg");
+  const x = (p) => L + (W - L - R) * (doc.plies ? p / doc.plies : 0);
+  const y = (v) => T + (H - T - B) * (1 - v);
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    svg.append(e); return e;
+  };
+  add("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "#fafafa", stroke: "#bbb"});
+  for (const v of [0, 0.5, 1]) {
+    add("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#ddd"});
+    add("text", {x: L - 4, y: y(v) + 4, "text-anchor": "end", "font-size": 11}, pct(v).replace(".0", ""));
+  }
+  add("text", {x: (L + W - R) / 2, y: H - 5, "text-anchor": "middle", "font-size": 11}, "ply (click to jump)");
+  const seats = [...new Set(doc.decisions.map((d) => d.seat))].sort();
+  for (const s of seats) {
+    const pts = doc.decisions.filter((d) => d.seat === s).map((d) => x(d.ply + 1).toFixed(1) + "," + y(d.best_value).toFixed(1));
+    add("polyline", {points: pts.join(" "), fill: "none", stroke: SEAT_COLOURS[s], "stroke-width": 2, "class": "seat" + s});
+    for (const d of doc.decisions.filter((d) => d.seat === s && d.mark))
+      add("circle", {cx: x(d.ply + 1), cy: y(d.played_value), r: 3.5, fill: SEAT_COLOURS[s], "class": "markdot"});
+  }
+  add("line", {id: "cursor", x1: x(0), x2: x(0), y1: T, y2: H - B, stroke: "#e69f00", "stroke-width": 2});
+  svg.onclick = (ev) => {
+    const box = svg.getBoundingClientRect();
+    const px = (ev.clientX - box.left) * W / box.width;
+    go(Math.round((px - L) / (W - L - R) * doc.plies));
+  };
+  const legend = el("p", {"class": "legend"});
+  for (const s of seats) {
+    const sw = el("span", {"class": "swatch"}); sw.style.background = SEAT_COLOURS[s];
+    legend.append(sw, " seat " + s + "  ");
+  }
+  legend.append(" (the engine's value of the best decision, dots: marked decisions)");
+  $("chart").replaceChildren(svg, legend);
+}
+
+function markChart() {
+  const c = document.getElementById("cursor");
+  if (!c) return;
+  const W = 460, L = 34, R = 8, xx = L + (W - L - R) * (doc.plies ? ply / doc.plies : 0);
+  c.setAttribute("x1", xx); c.setAttribute("x2", xx);
+}
+
+function listMistakes() {
+  const box = $("mistakes");
+  box.replaceChildren();
+  for (const s of doc.summary) {
+    box.append(el("h3", {}, "Seat " + s.seat + ": " + s.decisions + " decisions, " + s.agreed + " as the engine, mean loss " + pct(s.mean_loss)));
+    const ol = el("ol", {"class": "mistakes"});
+    if (!s.largest.length) ol.append(el("li", {}, "no loss found"));
+    for (const m of s.largest) {
+      const li = el("li", {"class": "mistake", "data-ply": m.ply});
+      const a = el("a", {href: "#"}, "ply " + (m.ply + 1) + ": " + m.played + " (best " + m.best + "), loss " + pct(m.loss) + (m.mark ? " — " + m.mark : ""));
+      a.onclick = (ev) => { ev.preventDefault(); go(m.ply + 1); };
+      li.append(a); ol.append(li);
+    }
+    box.append(ol);
+  }
+}
+
+$("first").onclick = () => go(0);
+$("prev").onclick = () => go(ply - 1);
+$("next").onclick = () => go(ply + 1);
+$("last").onclick = () => go(doc ? doc.plies : 0);
+document.addEventListener("keydown", (ev) => {
+  if (!doc || ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT") return;
+  const k = {ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: doc.plies}[ev.key];
+  if (k !== undefined) { ev.preventDefault(); go(k); }
+});
+const id = new URLSearchParams(location.search).get("id");
+if (id) poll(id);
