@@ -1,0 +1,159 @@
+"""The Review and Watch pages of `tne-ai serve` in headless Chromium (Selenium).
+
+Skips when Chromium is missing (install it with `apt-get install chromium
+chromium-driver`, and `pip install selenium`), but fails when CI=true. Saves
+a screenshot of the review page in the test's temporary folder, and to
+docs/images/review.png when TNE_SCREENSHOTS=1. Chromium is started without
+the sanitizer preload of .ci/run's debug pass (as in tests/test_browser.py).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+INSTALL = "apt-get install chromium chromium-driver (and pip install selenium)"
+SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "review.png"
+GAME = Path(__file__).parent / "data" / "review-game.txt"
+
+
+def _need_browser():
+    missing = []
+    if not os.path.exists(CHROMIUM):
+        missing.append(CHROMIUM)
+    if shutil.which("chromedriver") is None:
+        missing.append("chromedriver")
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        missing.append("the selenium package")
+    if missing:
+        why = f"{', '.join(missing)} missing: {INSTALL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@pytest.fixture
+def server_url():
+    _need_browser()
+    import uvicorn
+
+    from tne_ai.web.app import create_app
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(workers=2), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(30)
+
+
+def browser_env() -> dict:
+    """Return the environment for chromedriver and Chromium: ours, less the sanitizer preload."""
+    return {k: v for k, v in os.environ.items()
+            if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+
+
+def opening(decisions: int) -> str:
+    """The review game's record cut after its first `decisions` decisions."""
+    out, n = [], 0
+    for line in GAME.read_text().splitlines():
+        word = line.split("#", 1)[0].strip().split(" ")[0]
+        if word and not line.startswith("[") and word not in ("draw", "result"):
+            if n == decisions:
+                break
+            n += 1
+        if word != "result":
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def driver():
+    _need_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        opts.add_argument(arg)
+    d = webdriver.Chrome(options=opts, service=Service(shutil.which("chromedriver"), env=browser_env()))
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+def test_review_page(server_url, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    record = tmp_path / "game.txt"
+    record.write_text(opening(40))
+    wait = WebDriverWait(driver, 120)
+    driver.get(server_url)
+    driver.find_element(By.LINK_TEXT, "Review").click()
+    wait.until(EC.presence_of_element_located((By.ID, "reviewfile"))).send_keys(str(record))
+    its = driver.find_element(By.NAME, "iterations")
+    its.clear()
+    its.send_keys("60")
+    driver.find_element(By.CSS_SELECTOR, "#reviewform button[type=submit]").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "reviewmain")))
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#board svg")))
+    assert "ply 0 / 40" in driver.find_element(By.ID, "plyno").text
+    for n in range(1, 4):
+        driver.find_element(By.ID, "next").click()
+        wait.until(lambda d: f"ply {n} / 40" in d.find_element(By.ID, "plyno").text)
+    wait.until(lambda d: "after decision 3" in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+    assert "engine's best" in driver.find_element(By.ID, "decision").text
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    wait.until(lambda d: "ply 2 / 40" in d.find_element(By.ID, "plyno").text)
+    # the chart: one polyline per seat; a listed mistake jumps to its ply
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#chart svg polyline")) == 2
+    mistake = driver.find_element(By.CSS_SELECTOR, "#mistakes li.mistake a")
+    target = int(mistake.find_element(By.XPATH, "..").get_attribute("data-ply")) + 1
+    mistake.click()
+    wait.until(lambda d: f"ply {target} / 40" in d.find_element(By.ID, "plyno").text)
+    wait.until(lambda d: f"after decision {target} " in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+    assert "loss" in driver.find_element(By.ID, "decision").text
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(tmp_path / "review.png"))
+    assert (tmp_path / "review.png").stat().st_size > 10_000
+    if os.environ.get("TNE_SCREENSHOTS") == "1":
+        SHOT.parent.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(SHOT))
+    # a malformed record is refused with the reason
+    bad = tmp_path / "bad.txt"
+    bad.write_text("[players 2]\n[board standard]\n[seed 1]\nfly away\n")
+    driver.find_element(By.ID, "reviewfile").send_keys(str(bad))
+    driver.find_element(By.CSS_SELECTOR, "#reviewform button[type=submit]").click()
+    wait.until(lambda d: "line 4" in d.find_element(By.ID, "message").text)
+
+
+def test_watch_page_replays_a_record(server_url, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    record = tmp_path / "game.txt"
+    record.write_text(opening(10))
+    wait = WebDriverWait(driver, 60)
+    driver.get(server_url + "watch")
+    driver.execute_script("document.getElementById('delay').value = 0")
+    driver.find_element(By.ID, "watchfile").send_keys(str(record))
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) == 10)
+    wait.until(lambda d: d.find_element(By.ID, "record").is_displayed())
+    assert driver.find_elements(By.CSS_SELECTOR, "#board svg")
