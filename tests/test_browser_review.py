@@ -157,3 +157,23 @@ def test_watch_page_replays_a_record(server_url, driver, tmp_path):
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) == 10)
     wait.until(lambda d: d.find_element(By.ID, "record").is_displayed())
     assert driver.find_elements(By.CSS_SELECTOR, "#board svg")
+
+
+def test_watch_page_live_engines_show_public_boards(server_url, driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, 120)
+    driver.get(server_url + "watch")
+    its = driver.find_element(By.NAME, "iterations")
+    its.clear()
+    its.send_keys("5")
+    driver.execute_script("document.getElementById('delay').value = 100")
+    driver.find_element(By.CSS_SELECTOR, "#watchform button[type=submit]").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#moves li")) >= 6)
+    driver.find_element(By.ID, "pause").click()
+    assert driver.find_element(By.ID, "pause").text == "Resume"
+    board = driver.find_element(By.ID, "board").get_attribute("innerHTML")
+    assert "<svg" in board and 'class="hand"' not in board
+    assert not driver.find_element(By.ID, "record").is_displayed()
+    driver.save_screenshot(str(tmp_path / "watch.png"))

@@ -31,6 +31,7 @@ function connect(id) {
 }
 
 function schedule() {
+  $("delayms").textContent = delay() + " ms";
   $("queue").textContent = queue.length ? queue.length + " decision(s) waiting" : "";
   if (timer !== null || paused) return;
   if (queue.length) timer = setTimeout(() => { timer = null; showNext(); schedule(); }, shown ? delay() : 0);
