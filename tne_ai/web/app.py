@@ -58,7 +58,8 @@ class Server:
     def start(self) -> None:
         self.load_saved()
         if self.executor is None:
-            self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=G.lower_priority)
 
     def stop(self) -> None:
         for game in self.games.values():

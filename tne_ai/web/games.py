@@ -18,6 +18,7 @@ position was undone meanwhile is thrown away.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 import secrets
@@ -57,6 +58,14 @@ def _searcher() -> ISMCTS:
     if _SEARCHER is None:
         _SEARCHER = ISMCTS()
     return _SEARCHER
+
+
+def lower_priority() -> None:
+    """A worker's initializer: searches run at a lower CPU priority (nice +10) than the server's event loop,
+    so pages, pings and moves are answered at once even with every worker searching."""
+    import os
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(10)
 
 
 def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int) -> int:
