@@ -25,8 +25,8 @@ from engine.view import letters
 from search import arena
 from search.agents import RandomAgent
 from tne_ai.cli import main as cli_main
-from tne_ai.match import (Control, EngineSpec, newgame_line, normal_variants, parse_engine, parse_tc, plan_match,
-                          run_engine_match, unique_names)
+from tne_ai.match import (Control, EngineSpec, MatchAborted, newgame_line, normal_variants, parse_engine, parse_tc,
+                          plan_match, play_engine_game, run_engine_match, unique_names)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -267,14 +267,12 @@ FORFEITS = [
     # sleeps 600 ms a move on 0.7 s + 0.1 s a move: the clock falls by its second move
     (("good_engine.py", "--slow-ms", "600", "--only-seat", "0"), Control(base_ms=700, inc_ms=100), 1, "time",
      r"lost on time: no bestmove within the \d+ ms left on its clock"),
-    (("good_engine.py", "--handshake", "exit"), Control(), 2, "handshake",
-     r"failed the handshake: crashed \(exited with status 1\); stderr: fake: refusing to start"),
 ]
 
 
 @pytest.mark.parametrize("args,control,n,kind,reason", FORFEITS, ids=[f[0][0] + "-" + f[3] for f in FORFEITS])
 def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, control, n, kind, reason):
-    """Crash, hang, late reply, illegal or garbled move, failed start: that engine loses with the reason recorded."""
+    """Crash, hang, late reply, illegal or garbled move: that engine loses with the reason recorded."""
     res, logs = run_with_bad(tmp_path, *args, control=control)
     check_forfeits(res, n, kind, reason)
     saved = sorted(os.listdir(tmp_path / "rec"))
@@ -285,21 +283,29 @@ def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, con
 
 
 def test_a_silent_engine_fails_the_handshake(tmp_path):
-    """An engine that never answers `tne` loses when the handshake timeout passes (not on its clock)."""
-    res, logs = run_with_bad(tmp_path, "mute_engine.py", games=1, control=Control(handshake_ms=3000))
-    check_forfeits(res, 1, "handshake", r"no tneok within the handshake timeout")
-    assert res.games[0].decisions == 0
+    """An engine that never answers `tne` in its first game stops the match when the handshake timeout passes."""
+    logs = str(tmp_path / "logs")
+    good, bad = fake("good", "good_engine.py", "--log-dir", logs), fake("bad", "mute_engine.py", "--log-dir", logs)
+    with pytest.raises(MatchAborted, match=r"engine 'bad' \(game 1, seat 1\): .*no tneok within the handshake") as e:
+        run_engine_match([good, bad], 2, 2, seed=3, control=Control(handshake_ms=3000))
+    assert e.value.result.games == []
     assert_all_gone(logs)
 
 
 def test_an_unknown_option_or_command_fails_the_handshake(tmp_path):
-    """A setoption the engine rejects, or a command that cannot start, is a failed handshake."""
-    res, logs = run_with_bad(tmp_path, "good_engine.py", games=1, options="option.Bogus=3")
-    check_forfeits(res, 1, "handshake", r"answered 'error unknown-option setoption name Bogus value 3'")
+    """A setoption the engine rejects, or a command that cannot start: the match stops (one game: a forfeit)."""
     good = fake("good", "good_engine.py")
+    bogus = fake("bad", "good_engine.py", options="option.Bogus=3")
+    with pytest.raises(MatchAborted, match=r"answered 'error unknown-option setoption name Bogus value 3'") as e:
+        run_engine_match([good, bogus], 2, 2, record_dir=str(tmp_path / "rec"))
+    assert (e.value.name, e.value.game_no, e.value.seat) == ("bad", 1, 1)
+    assert os.listdir(tmp_path / "rec") == []
     missing = parse_engine("name=bad cmd=/nonexistent/tne-engine")
-    res = run_engine_match([good, missing], 2, 2)
-    check_forfeits(res, 2, "handshake", r"cannot start '/nonexistent/tne-engine'")
+    with pytest.raises(MatchAborted, match=r"cannot start '/nonexistent/tne-engine'"):
+        run_engine_match([good, missing], 2, 2, jobs=2)
+    g = play_engine_game([missing, good], 0)             # play_engine_game alone: a forfeit, as before
+    assert (g.forfeit["kind"], g.forfeit["seat"], g.end_reason) == ("handshake", 0, "forfeit")
+    assert "cannot start '/nonexistent/tne-engine'" in g.forfeit["reason"]
 
 
 def test_a_stalled_game_is_capped_and_ranked_on_the_scores(tmp_path):
@@ -326,7 +332,7 @@ def test_rotation_statistics_records_and_determinism(tmp_path):
     assert [g.names for g in res.games] == [["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]]
     deals = [g.seed for g in res.games]
     assert deals[0] == deals[1] != deals[2] == deals[3]
-    assert sorted(os.listdir(rec)) == ["game0000-a-b.txt", "game0001-b-a.txt", "game0002-a-b.txt", "game0003-b-a.txt"]
+    assert sorted(os.listdir(rec)) == ["game0001-a-b.txt", "game0002-b-a.txt", "game0003-a-b.txt", "game0004-b-a.txt"]
     for i, g in enumerate(res.games):
         text = (rec / sorted(os.listdir(rec))[i]).read_text()
         assert text == g.record
@@ -460,3 +466,89 @@ def test_a_variant_match_between_two_tne_ai_bots(tmp_path):
         assert len(actions) == 200 or (state.is_terminal() and len(actions) < 200)   # capped, or over
         decisions += [engine.format_action(a).split()[0] for a in actions]
     assert {"building", "nobuilding"} & set(decisions)     # the engines made variant decisions
+
+
+# ---------------------------------------------------------------- failing loudly
+
+def match_args(bad_cmd: str, *extra, bad_options: str = "") -> list:
+    """Return `tne-ai match` arguments: a good fake against an engine `bad` run by bad_cmd."""
+    return ["match", "--engine", f"name=good cmd={shlex.quote(fake_cmd('good_engine.py'))}",
+            "--engine", f"name=bad cmd={shlex.quote(bad_cmd)} {bad_options}", "--games", "2", *extra]
+
+
+def check_aborted(r, why: str) -> None:
+    """Check that the match stopped with status 1, one `Error:` line naming `bad` and why, and no table."""
+    assert r.exit_code == 1, (r.exit_code, r.stdout, r.stderr)
+    errors = [ln for ln in r.stderr.splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1, r.stderr
+    assert "engine 'bad'" in errors[0] and re.search(why, errors[0]), errors[0]
+    assert r.stdout == ""                                 # no results table of games never played
+    assert not re.search(r"^game \d+/\d+ ranks", r.stderr, re.M), r.stderr
+
+
+def test_an_engine_that_cannot_start_stops_the_match():
+    """A command that does not exist: exit status 1 and one error line, not a table of forfeits."""
+    r = CliRunner().invoke(cli_main, match_args("/nonexistent/tne-engine"))
+    check_aborted(r, r"cannot start '/nonexistent/tne-engine'")
+
+
+@pytest.mark.parametrize("how,extra,why", [
+    ("exit", [], r"failed the handshake: crashed \(exited with status 1\); stderr: fake: refusing to start"),
+    ("silent", ["--handshake-timeout", "2"], r"no tneok within the handshake timeout"),
+])
+def test_an_engine_that_fails_its_first_handshake_stops_the_match(tmp_path, how, extra, why):
+    """An engine that exits on `tne` or never answers it in its first game: exit status 1, killed, no table."""
+    logs = str(tmp_path / "logs")
+    script = "good_engine.py" if how == "exit" else "mute_engine.py"
+    flags = ("--handshake", "exit") if how == "exit" else ()
+    r = CliRunner().invoke(cli_main, match_args(fake_cmd(script, "--log-dir", logs, *flags), *extra))
+    check_aborted(r, why)
+    assert_all_gone(logs)
+
+
+def test_a_rejected_option_stops_the_match(tmp_path):
+    """`option.Bogus=3` that the engine answers `error` to: exit status 1 naming the option, no table."""
+    logs = str(tmp_path / "logs")
+    r = CliRunner().invoke(cli_main, match_args(fake_cmd("good_engine.py", "--log-dir", logs), "--jobs", "2",
+                                                bad_options="option.Bogus=3"))
+    check_aborted(r, r"answered 'error unknown-option setoption name Bogus value 3'")
+    assert_all_gone(logs)
+
+
+def test_a_crash_in_a_later_game_is_a_forfeit_and_the_match_goes_on(tmp_path):
+    """An engine that started well and crashes mid-game forfeits that game; the command still exits 0."""
+    r = CliRunner().invoke(cli_main, match_args(fake_cmd("crash_engine.py", "--only-seat", "0"),
+                                                "--record-dir", str(tmp_path / "rec")))
+    assert r.exit_code == 0, r.stderr
+    assert len(re.findall(r"^game \d/2 ranks ", r.stderr, re.M)) == 2
+    assert "forfeit seat 0 (bad): crashed" in r.stderr and "forfeits: crash 1" in r.stdout
+    assert len(os.listdir(tmp_path / "rec")) == 2
+
+
+def test_a_failed_handshake_after_a_good_one_is_a_forfeit(tmp_path):
+    """Once an engine has completed a handshake, a later failed one forfeits that game only."""
+    marker = tmp_path / "started"
+    script = (f"if [ -e {shlex.quote(str(marker))} ]; then echo no >&2; exit 5; fi; "
+              f"touch {shlex.quote(str(marker))}; exec {fake_cmd('good_engine.py')}")
+    flaky = parse_engine(f"name=bad cmd={shlex.quote('sh -c ' + shlex.quote(script))}")
+    res = run_engine_match([fake("good", "good_engine.py"), flaky], 2, 2, seed=3)
+    assert res.games[0].forfeit is None
+    f = res.games[1].forfeit
+    assert f is not None and f["kind"] == "handshake" and res.games[1].names[f["seat"]] == "bad"
+
+
+def test_record_and_log_numbers_agree(tmp_path):
+    """With --jobs 2, a game's record and its logs carry the same number, counted from 1 like `game 1/4`."""
+    rec, logs = tmp_path / "rec", tmp_path / "logs"
+    r = CliRunner().invoke(cli_main, ["match", "--engine", f"name=a cmd={shlex.quote(fake_cmd('good_engine.py'))}",
+                                      "--engine", f"name=b cmd={shlex.quote(fake_cmd('good_engine.py'))}",
+                                      "--games", "4", "--jobs", "2", "--record-dir", str(rec),
+                                      "--log-dir", str(logs)])
+    assert r.exit_code == 0, r.stderr
+    records = {fn[4:8]: fn for fn in os.listdir(rec)}
+    assert sorted(records) == ["0001", "0002", "0003", "0004"]
+    for number, fn in records.items():
+        seats = fn[:-4].split("-")[1:]
+        assert f"[game {int(number)}]" in (rec / fn).read_text()
+        assert sorted(f for f in os.listdir(logs) if f.startswith(f"game{number}-")) == \
+            sorted(f"game{number}-seat{s}-{nm}.log" for s, nm in enumerate(seats))

@@ -78,6 +78,30 @@ class Cancelled(Exception):
     """The match was interrupted while this game was being played."""
 
 
+class EngineStartFailed(Exception):
+    """An engine failed a handshake before it had completed one in this match: it cannot play, stop the match."""
+
+    def __init__(self, failure: EngineFailure, name: str, game_no: Optional[int]):
+        """Wrap the handshake failure of engine `name` in game `game_no` (numbered from 1)."""
+        super().__init__(failure.reason)
+        self.kind, self.reason, self.seat = failure.kind, failure.reason, failure.seat
+        self.name, self.game_no = name, game_no
+
+
+class MatchAborted(Exception):
+    """An engine could not start, failed its first handshake or rejected an option: the match was stopped.
+
+    `name`, `game_no`, `seat`, `reason` say which engine and why; `result`
+    summarises the games finished before (their records are saved).
+    """
+
+    def __init__(self, failure: EngineStartFailed, result: MatchResult):
+        where = f"game {failure.game_no}, " if failure.game_no is not None else ""
+        super().__init__(f"engine {failure.name!r} ({where}seat {failure.seat}): {failure.reason}")
+        self.name, self.game_no, self.seat, self.reason = failure.name, failure.game_no, failure.seat, failure.reason
+        self.result = result
+
+
 class MatchInterrupted(KeyboardInterrupt):
     """Ctrl-C (or SIGTERM) stopped a match; `result` summarises the games finished before."""
 
@@ -267,7 +291,7 @@ def _failure(e: ClientError, seat: int) -> Exception:
 
 
 def _handshake(engines: list, specs: list, start: Callable, players: int, board: str, seeds: list,
-               deadline: float, variants=()) -> None:
+               deadline: float, variants=(), ready: Optional[Callable] = None) -> None:
     """Start every seat's engine (`start(seat)`) into `engines`, bring each to `readyok`; EngineFailure if one fails."""
     for s in range(len(specs)):
         try:
@@ -285,6 +309,8 @@ def _handshake(engines: list, specs: list, start: Callable, players: int, board:
                 eng.configure([(seed_option.name, seeds[s])], check=False, sync=False)
             eng.new_game(players, board, s, variants)
             eng.is_ready(timeout=max(0.0, deadline - time.monotonic()))
+            if ready is not None:
+                ready(s)
         except EngineTimeout as e:
             raise EngineFailure("handshake", f"failed the handshake: no {e.expected} within the handshake timeout",
                                 s) from None
@@ -300,7 +326,8 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
                      control: Control = Control(), seeds: Optional[list] = None,
                      names: Optional[list] = None, game_no: Optional[int] = None,
                      log_dir: Optional[str] = None, max_decisions: int = MAX_DECISIONS,
-                     cancel: Optional[threading.Event] = None, variants=()) -> GameResult:
+                     cancel: Optional[threading.Event] = None, variants=(),
+                     started: Optional[set] = None) -> GameResult:
     """Play one game of the deal `deal`, specs[s] in seat s, each engine told only its seat's share; return the GameResult.
 
     As in search.arena.play_game, a forfeit ends the game (the loser ranks
@@ -308,6 +335,10 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     on the scores so far, end reason "cap". GameResult.forfeit also holds the
     `kind` (FORFEIT_KINDS); think_time is the wall time of each seat's replies.
     `variants`: the 2015 variants of the game (names), told to every engine.
+    `started`: when given, the names of the engines that have completed a
+    handshake in this match; each seat's name is added at its `readyok`, and a
+    handshake failure of an engine not in it raises EngineStartFailed (the
+    engine cannot play at all) instead of being a forfeit.
     """
     if len(specs) != players:
         raise ValueError(f"{len(specs)} engines for {players} players")
@@ -340,8 +371,18 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     graceful = False
     try:
         try:
-            _handshake(engines, specs, start_engine, players, board, seeds,
-                       time.monotonic() + control.handshake_ms / 1000, variants)
+            try:
+                _handshake(engines, specs, start_engine, players, board, seeds,
+                           time.monotonic() + control.handshake_ms / 1000, variants,
+                           ready=(lambda s: started.add(names[s])) if started is not None else None)
+            except EngineFailure as e:
+                if started is not None and names[e.seat] not in started:
+                    if cancel is not None and cancel.is_set():
+                        raise Cancelled() from None
+                    if engines[e.seat] is not None:
+                        engines[e.seat].note(f"match stopped: {e.reason}")
+                    raise EngineStartFailed(e, names[e.seat], game_no) from None
+                raise
             while not state.is_terminal() and decisions < max_decisions:
                 if cancel is not None and cancel.is_set():
                     raise Cancelled()
@@ -427,9 +468,9 @@ def summarise(games: list, lineup: list, players: int, board: str, seed: int, va
                        stats=stats, variants=tuple(variants))
 
 
-def record_name(index: int, seat_names: list) -> str:
-    """Return the file name of a game's record."""
-    return f"game{index:04d}-" + "-".join(seat_names) + ".txt"
+def record_name(game_no: int, seat_names: list) -> str:
+    """Return the file name of a game's record; `game_no` counts from 1, as the logs and progress lines do."""
+    return f"game{game_no:04d}-" + "-".join(seat_names) + ".txt"
 
 
 def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0, board: str = "standard",
@@ -444,7 +485,11 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     is called as each game finishes (in finishing order when `jobs` > 1).
     `jobs` games run at once, each with its own engine processes; the results
     do not depend on `jobs`. On Ctrl-C every engine is killed and
-    MatchInterrupted carries the games finished so far. `variants`: the 2015
+    MatchInterrupted carries the games finished so far. An engine that fails
+    a handshake (cannot start, exits, answers `error`, e.g. to an option, or
+    times out) before it has completed one in this match stops the match:
+    every engine is killed and MatchAborted is raised; later failures are
+    forfeits of their game. `variants`: the 2015
     variants every game is played with (engine.actions.VARIANTS names).
     """
     variants = normal_variants(variants)
@@ -466,16 +511,18 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     cancel = threading.Event()
     plan = plan_match(lineup, games, seed)
     done: dict = {}
+    started: set = set()          # engines that have completed a handshake in this match
 
     def play(pg: PlannedGame) -> GameResult:
         return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
                                 seeds=pg.seeds, names=pg.seat_names, game_no=pg.index + 1, log_dir=log_dir,
-                                max_decisions=max_decisions, cancel=cancel, variants=variants)
+                                max_decisions=max_decisions, cancel=cancel, variants=variants,
+                                started=started)
 
     def finish(pg: PlannedGame, g: GameResult) -> None:
         done[pg.index] = g
         if record_dir:
-            with open(os.path.join(record_dir, record_name(pg.index, pg.seat_names)), "w") as f:
+            with open(os.path.join(record_dir, record_name(pg.index + 1, pg.seat_names)), "w") as f:
                 f.write(g.record)
         if progress is not None:
             progress(pg.index, g)
@@ -525,6 +572,11 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
                     for fut in pending:
                         fut.cancel()
                     raise
+    except EngineStartFailed as e:
+        cancel.set()
+        kill_all()
+        raise MatchAborted(e, summarise([done[i] for i in sorted(done)], lineup, players, board, seed,
+                                        variants)) from None
     except KeyboardInterrupt:
         cancel.set()
         kill_all()
@@ -631,6 +683,10 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
         if e.result.games:
             click.echo(results_text(e.result, control))
         sys.exit(130)
+    except MatchAborted as e:
+        click.echo(f"Error: {e}; match stopped after {len(e.result.games)} of {n_games} games, "
+                   f"engines stopped", err=True)
+        sys.exit(1)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     finally:
