@@ -30,7 +30,7 @@ bottom right.
 from __future__ import annotations
 
 from engine.boards import COLS, ROWS, SQUARES
-from engine.errors import NotationError
+from engine.errors import NotationError, shown
 
 COLOURS = "krbg"
 COLOUR_NAMES = ("black", "red", "blue", "green")
@@ -142,7 +142,7 @@ def monument_index(c1: int, c2: int) -> int:
 def kind(action: int) -> str:
     """Return the kind of an action: tile, leader, withdraw, cat, swap, pass, ..."""
     if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        raise NotationError(f"action {action!r} outside 0..{NUM_ACTIONS - 1}")
+        raise NotationError(f"action {shown(action)} outside 0..{NUM_ACTIONS - 1}")
     if action < LEADER_BASE:
         return "tile"
     if action < WITHDRAW_BASE:

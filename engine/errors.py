@@ -27,3 +27,15 @@ class BoardError(EngineError):
 
 class ConsistencyError(EngineError):
     """Raise when check_consistency() finds a broken invariant."""
+
+
+def shown(value) -> str:
+    """Return a short one-line repr of a bad value (a huge int as its size: str() of it may fail)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"{'-' if value < 0 else ''}<int of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that fails must not hide the real error
+        text = f"<{type(value).__name__}>"
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."

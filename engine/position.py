@@ -81,7 +81,7 @@ import re
 
 from engine.actions import COLOURS, MONUMENTS, VARIANTS
 from engine.boards import BOARD_NAMES, COLS, ROWS, SQUARES, load_board
-from engine.errors import PositionError
+from engine.errors import PositionError, shown
 
 PHASES = ("action", "revolt_attack", "revolt_defend", "war_choice", "war_attack",
           "war_defend", "monument", "treasure", "over", "building", "wonder", "wonder_point")
@@ -94,7 +94,8 @@ TOTAL_TILES = sum(TILE_TOTALS)
 HAND_SIZE = 6
 CATASTROPHES = 2
 MAX_COMMIT = 6
-MAX_COUNT = 999_999          # cap on scores and counts (keeps numbers sane)
+MAX_COUNT = 999_999          # cap on counts in a position string (keeps numbers sane)
+MAX_SCORE = 9_999            # cap on a seat's score in one colour (the core stores int16)
 
 PUBLIC_FIELDS = ("board", "players", "cells", "leaders", "monuments", "scores",
                  "treasures_taken", "catastrophes_left", "hand_sizes", "bag_size",
@@ -177,9 +178,9 @@ def _is_int(v) -> bool:
 
 def _int_in(field: str, v, lo: int, hi: int) -> None:
     if not _is_int(v):
-        raise _fail(field, f"expected an int, got {v!r}")
+        raise _fail(field, f"expected an int, got {shown(v)}")
     if not lo <= v <= hi:
-        raise _fail(field, f"{v} out of range {lo}..{hi}")
+        raise _fail(field, f"{shown(v)} out of range {lo}..{hi}")
 
 
 def _list_of(field: str, v, n=None) -> list:
@@ -215,7 +216,7 @@ def check_snapshot(snap) -> None:
         raise _fail("variants", f"expected distinct names in the order {', '.join(VARIANTS)}, got {names!r}")
     for v in _list_of("cells", snap["cells"], SQUARES):
         if not _is_int(v) or v not in (EMPTY, CATASTROPHE, WONDER) and not FACE_UP <= v < FACE_DOWN + 4:
-            raise _fail("cells", f"bad cell value {v!r}: expected 0..10")
+            raise _fail("cells", f"bad cell value {shown(v)}: expected 0..10")
     for c, sq in enumerate(_list_of("buildings", snap["buildings"], 4)):
         _int_in("buildings", sq, -1, SQUARES - 1)
         if sq >= 0 and ("buildings" not in names or snap["cells"][sq] != FACE_UP + c):
@@ -271,7 +272,7 @@ def check_snapshot(snap) -> None:
     for c, v in enumerate(snap["discarded"]):
         _int_in("discarded", v, 0, TILE_TOTALS[c])
     for s in _list_of("scores", snap["scores"], n):
-        _counts("scores", s)
+        _counts("scores", s, MAX_SCORE)
     for v in _list_of("treasures_taken", snap["treasures_taken"], n):
         _int_in("treasures_taken", v, 0, len(board.temples))
     for v in _list_of("catastrophes_left", snap["catastrophes_left"], n):

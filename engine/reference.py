@@ -73,7 +73,8 @@ from engine.actions import (
     swap_counts,
 )
 from engine.boards import BOARD_NAMES, COLS, ROWS, SQUARES, load_board, neighbours
-from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError
+from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError, shown
+from engine.position import MAX_SCORE
 
 __all__ = ["State", "new_game", "PHASES"]
 
@@ -335,11 +336,11 @@ def _fail(field, message):
 def _int(value, field, lo=None, hi=None):
     """Return value if it is an int (not a bool) in lo..hi, else raise."""
     if isinstance(value, bool) or not isinstance(value, int):
-        _fail(field, f"expected an int, got {type(value).__name__} {value!r}")
+        _fail(field, f"expected an int, got {type(value).__name__} {shown(value)}")
     if lo is not None and value < lo:
-        _fail(field, f"{value} is below the minimum {lo}")
+        _fail(field, f"{shown(value)} is below the minimum {lo}")
     if hi is not None and value > hi:
-        _fail(field, f"{value} is above the maximum {hi}")
+        _fail(field, f"{shown(value)} is above the maximum {hi}")
     return value
 
 
@@ -446,10 +447,10 @@ class State:
             if sum(hand) > HAND_SIZE:
                 _fail(f"hands[{seat}]", f"holds {sum(hand)} tiles, more than {HAND_SIZE}")
         s.bag = _int_list(snap["bag"], "bag", None, 0, 3)
-        s.swapped = _int_table(snap["swapped"], "swapped", players, 4, 0)
-        s.discarded = _int_list(snap["discarded"], "discarded", 4, 0)
-        s.points = _int_table(snap["scores"], "scores", players, 4, 0)
-        s.treasures_taken = _int_list(snap["treasures_taken"], "treasures_taken", players, 0)
+        s.swapped = _int_table(snap["swapped"], "swapped", players, 4, 0, TOTAL_TILES)
+        s.discarded = _int_list(snap["discarded"], "discarded", 4, 0, TOTAL_TILES)
+        s.points = _int_table(snap["scores"], "scores", players, 4, 0, MAX_SCORE)
+        s.treasures_taken = _int_list(snap["treasures_taken"], "treasures_taken", players, 0, 20)
         s.catastrophes_left = _int_list(
             snap["catastrophes_left"], "catastrophes_left", players, 0, CATASTROPHES_PER_SEAT
         )
@@ -902,14 +903,14 @@ class State:
         try:
             action = operator.index(action)
         except TypeError:
-            raise IllegalActionError(f"illegal action {action!r}: not an action int") from None
+            raise IllegalActionError(f"illegal action {shown(action)}: not an action int") from None
         if action not in self.legal_actions():
             try:
                 text = format_action(action)
             except EngineError:
                 text = "out of range"
             raise IllegalActionError(
-                f"illegal action {action} ({text}) in phase {self._phase!r}, seat to act {self._to_act}"
+                f"illegal action {shown(action)} ({text}) in phase {self._phase!r}, seat to act {self._to_act}"
             )
         self._legal_cache = None
         k = kind(action)

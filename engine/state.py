@@ -8,7 +8,10 @@ from __future__ import annotations
 from ext import core
 from engine import actions as A
 from engine.boards import BOARD_NAMES, SQUARES, load_board
-from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError
+import operator
+
+from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError, shown
+from engine.position import MAX_SCORE
 
 for _bid, _name in enumerate(BOARD_NAMES):
     _b = load_board(_name)
@@ -51,8 +54,14 @@ class State(core.CoreState):
 
     def apply(self, action: int) -> None:
         """Apply a legal decision; raise IllegalActionError and keep the state if not legal."""
-        if isinstance(action, bool) or not isinstance(action, int):
+        if isinstance(action, bool):
             raise IllegalActionError(f"action must be an int, got {action!r}")
+        try:
+            action = operator.index(action)     # ints and numpy ints, like engine.reference
+        except TypeError:
+            raise IllegalActionError(f"action must be an int, got {shown(action)}") from None
+        if not 0 <= action < A.NUM_ACTIONS:     # before the C int conversion (OverflowError)
+            raise IllegalActionError(f"action {shown(action)} does not exist (0..{A.NUM_ACTIONS - 1})")
         if not self._apply_raw(action):
             raise IllegalActionError(self._why_illegal(action))
 
@@ -173,7 +182,7 @@ def variant_bits(variants, error=EngineError) -> int:
 
 def _int(value, field: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PositionError(f"field {field!r}: expected an int in {lo}..{hi}, got {value!r}")
+        raise PositionError(f"field {field!r}: expected an int in {lo}..{hi}, got {shown(value)}")
     return value
 
 
@@ -230,7 +239,7 @@ def validate_snapshot(snap) -> None:
     for name in ("hands", "swapped", "scores"):
         for p, row in enumerate(_list(snap[name], name, P)):
             for c, v in enumerate(_list(row, f"{name}[{p}]", 4)):
-                _int(v, f"{name}[{p}][{c}]", 0, 999_999 if name == "scores" else 153 if name == "swapped" else 6)
+                _int(v, f"{name}[{p}][{c}]", 0, MAX_SCORE if name == "scores" else 153 if name == "swapped" else 6)
     for i, v in enumerate(_list(snap["bag"], "bag")):
         _int(v, f"bag[{i}]", 0, 3)
     if len(snap["bag"]) > 153:
