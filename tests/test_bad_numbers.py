@@ -6,7 +6,8 @@ IllegalActionError naming the value, in both implementations, with the state
 unchanged. Objects that are not ints keep today's typed error
 (IllegalActionError); bool is rejected on purpose although it subclasses int
 (`apply(True)` silently meaning action 1 would hide a bug). Objects with
-`__index__` (numpy ints) are ints to both implementations.
+`__index__` (numpy ints; here a stand-in class, numpy being no dependency)
+are ints to both implementations.
 
 A snapshot (or position string) with an out-of-range number in any numeric
 field raises PositionError naming the field, from `engine.State.from_snapshot`,
@@ -16,7 +17,6 @@ as int16, and 32,768 used to raise OverflowError from the struct load.
 """
 import copy
 
-import numpy as np
 import pytest
 
 from engine import IllegalActionError, PositionError
@@ -25,10 +25,33 @@ from engine.actions import NUM_ACTIONS, NotationError, format_action, kind
 from engine.position import MAX_SCORE, check_snapshot
 from engine.state import State
 
+class IndexInt:
+    """An int-like object as numpy's integers are: it has __index__ and is no int."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"IndexInt({self.value})"
+
+
+class FloatLike:
+    """A number that is no int and has no __index__ (numpy's float64 is such)."""
+
+    def __float__(self) -> float:
+        return 2.0
+
+    def __repr__(self) -> str:
+        return "FloatLike()"
+
+
 HUGE = 10 ** 5000          # str() of it raises ValueError (4,300-digit limit)
 BAD_INTS = [-1, -2 ** 31, -2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 63, 2 ** 64, 10 ** 30, -10 ** 30,
             NUM_ACTIONS, HUGE, -HUGE]
-NOT_INTS = [True, False, 3.0, "tile k a1", None, [1], np.float64(2.0)]
+NOT_INTS = [True, False, 3.0, "tile k a1", None, [1], FloatLike()]
 IMPLS = {"core": State.new_game, "reference": R.new_game}
 
 
@@ -65,14 +88,14 @@ def test_apply_non_int_is_illegal_and_keeps_the_state(impl, bad):
 
 
 @pytest.mark.parametrize("impl", IMPLS)
-def test_numpy_ints_are_ints_to_both(impl):
+def test_index_ints_are_ints_to_both(impl):
     s = IMPLS[impl](2, seed=3)
     legal = s.legal_actions()[0]
-    s.apply(np.int64(legal))
+    s.apply(IndexInt(legal))
     with pytest.raises(IllegalActionError):
-        s.apply(np.int64(-1))
+        s.apply(IndexInt(-1))
     with pytest.raises(IllegalActionError):
-        s.apply(np.uint64(2 ** 64 - 1))
+        s.apply(IndexInt(2 ** 64 - 1))
 
 
 @pytest.mark.parametrize("bad", BAD_INTS + NOT_INTS, ids=_id)
