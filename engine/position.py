@@ -153,6 +153,15 @@ def swapped_sizes(snap: dict) -> list:
     return list(snap["swapped_sizes"])
 
 
+def known_hand(snap: dict, seat: int):
+    """Return `seat`'s hand [k, r, b, g] if the snapshot or observation knows it, else None."""
+    if snap.get("hands") is not None:
+        return snap["hands"][seat]
+    if snap.get("seat") == seat and snap.get("hand") is not None:
+        return snap["hand"]
+    return None
+
+
 def public_snapshot(snap: dict) -> dict:
     """Return a copy of a snapshot with its hidden part replaced by public sizes."""
     check_snapshot(snap)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from engine.actions import COLOURS, MONUMENTS
 from engine.boards import COLS, ROWS, load_board
 from engine.errors import PositionError
-from engine.position import bag_size, check_snapshot, hand_sizes, swapped_sizes
+from engine.position import bag_size, check_snapshot, hand_sizes, known_hand, swapped_sizes
 
 def _sq(sq: int) -> str:
     return "-" if sq < 0 else f"{chr(ord('a') + sq % COLS)}{sq // COLS + 1}"
@@ -45,14 +45,6 @@ def _square(snap: dict, board, leader_at: dict, treasures: set, sq: int) -> str:
     if sq in treasures:
         text += "$" if sq in board.special else "*"
     return text
-
-
-def _hand_of(snap: dict, seat: int):
-    if snap.get("hands") is not None:
-        return snap["hands"][seat]
-    if snap.get("seat") == seat and snap.get("hand") is not None:
-        return snap["hand"]
-    return None
 
 
 def render(snap: dict, seat=None) -> str:
@@ -88,7 +80,7 @@ def render(snap: dict, seat=None) -> str:
                 f"hand {sizes[s]}  swapped {nswapped[s]}  supply {supply}")
         if snap["committed"][s]:
             text += "  committed"
-        hand = _hand_of(snap, s) if s == seat else None
+        hand = known_hand(snap, s) if s == seat else None
         if hand is not None:
             text += "  [" + ("".join(COLOURS[c] * n for c, n in enumerate(hand)) or "-") + "]"
         lines.append(text)

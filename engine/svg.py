@@ -39,12 +39,12 @@ no geometry; the overlays (outlines, rings, labels) ignore pointer events.
 """
 from __future__ import annotations
 
-from engine.actions import (BUILDING_BASE, CAT_BASE, COLOURS, LEADER_BASE, MONUMENT_BASE, MONUMENTS,
+from engine.actions import (BUILDING_BASE, CAT_BASE, COLOURS, MONUMENT_BASE, MONUMENTS,
                             NO_MONUMENT, TREASURE_BASE, WITHDRAW_BASE, WONDER_BASE, NO_WONDER,
                             NO_BUILDING, parse_action, parse_square)
 from engine.boards import COLS, ROWS, SQUARES, load_board
 from engine.errors import PositionError
-from engine.position import check_snapshot, hand_sizes
+from engine.position import check_snapshot, hand_sizes, known_hand
 
 CELL = 40                      # pixels per square
 LEFT, TOP = 26, 24             # room for the row numbers and the column letters
@@ -180,14 +180,6 @@ def _outline(squares) -> str:
         if c == COLS - 1 or sq + 1 not in inside:
             d.append(f"M{x + CELL} {y}v{CELL}")
     return "".join(d)
-
-
-def _hand_of(snap: dict, seat: int):
-    if snap.get("hands") is not None:
-        return snap["hands"][seat]
-    if snap.get("seat") == seat and snap.get("hand") is not None:
-        return snap["hand"]
-    return None
 
 
 def _tile(out: list, x: int, y: int, c: int, face_up: bool = True) -> None:
@@ -345,7 +337,7 @@ def board_svg(snap: dict, seat=None, *, last=None, highlight=(), selectable=(), 
 
     # ---- below the board: hand, status, legend
     y = BOARD_BOTTOM + 8
-    hand = _hand_of(snap, seat) if seat is not None else None
+    hand = known_hand(snap, seat) if seat is not None else None
     if hand is not None:
         out.append(f'<g class="hand" data-seat="{seat}"><text class="status" x="{LEFT}" y="{y + 20}">'
                    f'{SEAT_SYMBOLS[seat]}{seat} hand</text>')

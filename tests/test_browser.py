@@ -4,85 +4,32 @@ A few clicks of a game with undo and a hint; a whole 2-player game played to
 its end against a 20-iteration engine; a revolt and a war, each started by a
 click from a loaded record and resolved through the conflict dialog.
 
-Skips when Chromium is missing (install it with `apt-get install chromium
-chromium-driver`, and `pip install selenium`), but fails when CI=true: CI
-must run it. Saves a screenshot of the page in the test's temporary folder,
-and to docs/images/play.png (the README's picture) when TNE_SCREENSHOTS=1.
-The browser is started without the sanitizers that .ci/run's debug pass
-preloads into the test process (LD_PRELOAD is for our kernels, not Chromium).
+Skips without Chromium, fails without it when CI=true (tests/browser.py).
+Saves a screenshot of the page in the test's temporary folder, and to
+docs/images/play.png (the README's picture) when TNE_SCREENSHOTS=1.
 """
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-INSTALL = "apt-get install chromium chromium-driver (and pip install selenium)"
+from browser import chromium, served
+
 SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "play.png"
-
-
-def _need_browser():
-    missing = []
-    if not os.path.exists(CHROMIUM):
-        missing.append(CHROMIUM)
-    if shutil.which("chromedriver") is None:
-        missing.append("chromedriver")
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        why = f"{', '.join(missing)} missing: {INSTALL}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
 
 
 @pytest.fixture(scope="module")
 def server_url():
-    _need_browser()
-    import uvicorn
-
-    from tne_ai.web.app import create_app
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(workers=1, hint_iterations=50), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(30)
-
-
-def browser_env() -> dict:
-    """Return the environment for chromedriver and Chromium: ours, less the sanitizer preload."""
-    return {k: v for k, v in os.environ.items()
-            if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+    with served(workers=1, hint_iterations=50) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def driver(server_url):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        opts.add_argument(arg)
-    d = webdriver.Chrome(options=opts, service=Service(shutil.which("chromedriver"), env=browser_env()))
-    try:
+    with chromium("1280,900") as d:
         yield d
-    finally:
-        d.quit()
 
 
 # ---------------------------------------------------------------- helpers: the page's view, clicks

@@ -1,98 +1,32 @@
 """The Review and Watch pages of `tne-ai serve` in headless Chromium (Selenium).
 
-Skips when Chromium is missing (install it with `apt-get install chromium
-chromium-driver`, and `pip install selenium`), but fails when CI=true. Saves
-a screenshot of the review page in the test's temporary folder, and to
-docs/images/review.png when TNE_SCREENSHOTS=1. Chromium is started without
-the sanitizer preload of .ci/run's debug pass (as in tests/test_browser.py).
+Skips without Chromium, fails without it when CI=true (tests/browser.py).
+Saves a screenshot of the review page in the test's temporary folder, and to
+docs/images/review.png when TNE_SCREENSHOTS=1.
 """
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-INSTALL = "apt-get install chromium chromium-driver (and pip install selenium)"
+from browser import chromium, served
+from records import opening
+
 SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "review.png"
-GAME = Path(__file__).parent / "data" / "review-game.txt"
-
-
-def _need_browser():
-    missing = []
-    if not os.path.exists(CHROMIUM):
-        missing.append(CHROMIUM)
-    if shutil.which("chromedriver") is None:
-        missing.append("chromedriver")
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package")
-    if missing:
-        why = f"{', '.join(missing)} missing: {INSTALL}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
 
 
 @pytest.fixture
 def server_url():
-    _need_browser()
-    import uvicorn
-
-    from tne_ai.web.app import create_app
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(workers=2), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
-    server.should_exit = True
-    thread.join(30)
-
-
-def browser_env() -> dict:
-    """Return the environment for chromedriver and Chromium: ours, less the sanitizer preload."""
-    return {k: v for k, v in os.environ.items()
-            if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
-
-
-def opening(decisions: int) -> str:
-    """The review game's record cut after its first `decisions` decisions."""
-    out, n = [], 0
-    for line in GAME.read_text().splitlines():
-        word = line.split("#", 1)[0].strip().split(" ")[0]
-        if word and not line.startswith("[") and word not in ("draw", "result"):
-            if n == decisions:
-                break
-            n += 1
-        if word != "result":
-            out.append(line)
-    return "\n".join(out) + "\n"
+    with served(workers=2) as url:
+        yield url
 
 
 @pytest.fixture
 def driver():
-    _need_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
-        opts.add_argument(arg)
-    d = webdriver.Chrome(options=opts, service=Service(shutil.which("chromedriver"), env=browser_env()))
-    try:
+    with chromium("1280,1000") as d:
         yield d
-    finally:
-        d.quit()
 
 
 def test_review_page(server_url, driver, tmp_path):
@@ -145,7 +79,6 @@ def test_review_page(server_url, driver, tmp_path):
 
 def test_watch_page_replays_a_record(server_url, driver, tmp_path):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
 
     record = tmp_path / "game.txt"

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -10,11 +9,11 @@ from click.testing import CliRunner
 import engine
 from diagram import position
 from engine.record import GameRecorder
+from records import opening
 from search.agent import Limits, SearchError
 from search.review import MARKS, mark_for, record_decisions, review_record
 from tne_ai.cli import main
 
-GAME = Path(__file__).parent / "data" / "review-game.txt"
 
 # 1k (2 black supporters) and 0k (none) are one black tile, on c5 or c6, from a war (R-WAR-3).
 WAR = """
@@ -22,18 +21,6 @@ WAR = """
 5   1k k  .  0k .
 6   r  k  .  r  .
 """
-
-
-def opening(decisions: int) -> str:
-    """Return the review game's record cut after its first `decisions` decisions (a record may stop anywhere)."""
-    out, seen = [], 0
-    for line in GAME.read_text().splitlines():
-        if line and not line.startswith(("[", "#", "draw", "result")):
-            if seen == decisions:
-                break
-            seen += 1
-        out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def war_blunder_record() -> str:

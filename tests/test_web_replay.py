@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
@@ -14,23 +13,7 @@ from engine.record import replay_record  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from tne_ai.web.app import create_app  # noqa: E402
 from tne_ai.web.replay import MAX_RECORD_BYTES  # noqa: E402
-
-GAME = Path(__file__).parent / "data" / "review-game.txt"
-
-
-def opening(decisions: int) -> str:
-    """The review game's record cut after its first `decisions` decisions (with their draw lines)."""
-    out, n = [], 0
-    for line in GAME.read_text().splitlines():
-        word = line.split("#", 1)[0].strip().split(" ")[0]
-        if word and not line.startswith("[") and word not in ("draw", "result"):
-            if n == decisions:
-                break
-            n += 1
-        if word != "result":
-            out.append(line)
-    return "\n".join(out) + "\n"
-
+from records import opening  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():

@@ -33,10 +33,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tne_ai.web import games as G
-from tne_ai.web.replay import routes as replay_routes
+from tne_ai.web.replay import MAX_RECORD_BYTES, routes as replay_routes
 
 STATIC = Path(__file__).parent / "static"
-MAX_RECORD_BYTES = 1_000_000          # an uploaded record: 1 MB at most
 MAX_JSON_BYTES = 16_384               # a new-game request
 MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
 SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
@@ -201,6 +200,23 @@ async def _read_limited(request: Request, limit: int) -> Optional[bytes]:
     return bytes(body)
 
 
+async def _json_object(request: Request, what: str, fields) -> tuple:
+    """Return (the body's JSON object, None), or (None, the error response) for a bad or oversized body."""
+    raw = await _read_limited(request, MAX_JSON_BYTES)
+    if raw is None:
+        return None, _error(413, f"{what} is at most {MAX_JSON_BYTES} bytes")
+    try:
+        data = json.loads(raw or b"{}")
+    except ValueError as e:
+        return None, _error(400, f"not JSON: {e}")
+    if not isinstance(data, dict):
+        return None, _error(400, "expected a JSON object")
+    unknown = set(data) - set(fields)
+    if unknown:
+        return None, _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+    return data, None
+
+
 def _engine_specs(data: dict, players: int, human: int) -> dict:
     spec = data.get("engines", {"iterations": 1000})
     others = [s for s in range(players) if s != human]
@@ -225,18 +241,10 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     async def create(request: Request) -> Response:
-        raw = await _read_limited(request, MAX_JSON_BYTES)
-        if raw is None:
-            return _error(413, f"a new-game request is at most {MAX_JSON_BYTES} bytes")
-        try:
-            data = json.loads(raw or b"{}")
-        except ValueError as e:
-            return _error(400, f"not JSON: {e}")
-        if not isinstance(data, dict):
-            return _error(400, "expected a JSON object")
-        unknown = set(data) - {"players", "board", "variants", "human", "engines"}
-        if unknown:
-            return _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+        data, bad = await _json_object(request, "a new-game request",
+                                       ("players", "board", "variants", "human", "engines"))
+        if bad is not None:
+            return bad
         try:
             players, human = data.get("players", 2), data.get("human", 0)
             if type(players) is not int or not 2 <= players <= 4:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import secrets
 from collections import OrderedDict
@@ -53,8 +52,7 @@ from engine.record import GameRecorder, record_start, replay_record
 from engine.view import events_for_seat
 from search.agent import Limits, SearchError
 
-MAX_RECORD_BYTES = 1_000_000
-MAX_JSON_BYTES = 16_384
+MAX_RECORD_BYTES = 1_000_000          # an uploaded record (play, watch, review): 1 MB at most
 REVIEW_ITERATIONS = 300
 MAX_REVIEW_ITERATIONS = 5_000
 WATCH_ITERATIONS = 100
@@ -278,7 +276,7 @@ class Watch:
 
 def routes(server) -> list:
     """The Watch and Review routes of an app whose Server is `server` (its executor runs the searches)."""
-    from tne_ai.web.app import STATIC, _error, _read_limited
+    from tne_ai.web.app import STATIC, _error, _json_object, _read_limited
     reviews: "OrderedDict[str, Review]" = OrderedDict()
     watches: "OrderedDict[str, Watch]" = OrderedDict()
 
@@ -332,18 +330,10 @@ def routes(server) -> list:
         return Response(review.board(ply), media_type="image/svg+xml")
 
     async def watch_create(request: Request) -> Response:
-        raw = await _read_limited(request, MAX_JSON_BYTES)
-        if raw is None:
-            return _error(413, f"a watch request is at most {MAX_JSON_BYTES} bytes")
-        try:
-            data = json.loads(raw or b"{}")
-        except ValueError as e:
-            return _error(400, f"not JSON: {e}")
-        if not isinstance(data, dict):
-            return _error(400, "expected a JSON object")
-        unknown = set(data) - {"players", "board", "variants", "iterations", "max_decisions"}
-        if unknown:
-            return _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
+        data, bad = await _json_object(request, "a watch request",
+                                       ("players", "board", "variants", "iterations", "max_decisions"))
+        if bad is not None:
+            return bad
         players, board = data.get("players", 2), data.get("board", "standard")
         variants = data.get("variants", [])
         iterations, cap = data.get("iterations", WATCH_ITERATIONS), data.get("max_decisions")
