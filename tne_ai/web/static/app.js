@@ -2,7 +2,6 @@
 // human's view (`state`), the board as SVG and the legal decisions in notation;
 // this script only shows them and sends back the decision clicked.
 "use strict";
-const $ = (id) => document.getElementById(id);
 const SQ = /^[a-p](1[01]|[1-9])$/;
 let ws = null, view = null, gameId = null;
 let prefix = null;          // the chosen piece, e.g. "tile r", "leader k", "cat"
@@ -12,12 +11,6 @@ function squareOf(move) {
   const words = move.split(" ");
   return words.length > 1 && SQ.test(words[words.length - 1]) ? words[words.length - 1] : null;
 }
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 function button(label, onclick, parent) {
   const b = el("button", {type: "button"}, label);
   b.onclick = onclick;
@@ -25,7 +18,6 @@ function button(label, onclick, parent) {
   return b;
 }
 function send(msg) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg)); }
-function say(text) { $("message").textContent = text || ""; }
 function play(move) { prefix = null; swapSet = null; say(""); send({type: "move", move: move}); }
 
 function connect(id) {

@@ -3,17 +3,9 @@
 // page steps through the game: the board of each ply (drawn by the server on
 // demand), the decision played against the engine's best, and a value chart.
 "use strict";
-const $ = (id) => document.getElementById(id);
 const SEAT_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7"];
 let doc = null, ply = 0, byPly = {}, boards = {};
 
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-function say(text) { $("message").textContent = text || ""; }
 const pct = (v) => (100 * v).toFixed(1) + "%";
 
 $("reviewform").onsubmit = async (ev) => {

@@ -2,16 +2,8 @@
 // an uploaded record) as fast as it can and streams each over a WebSocket; this
 // page keeps them in a queue and shows one every `delay` ms (pause, step).
 "use strict";
-const $ = (id) => document.getElementById(id);
 let ws = null, queue = [], end = null, paused = false, timer = null, shown = 0;
 
-function el(tag, attrs, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-function say(text) { $("message").textContent = text || ""; }
 const delay = () => parseInt($("delay").value, 10);
 
 function connect(id) {
