@@ -5,7 +5,7 @@ against, decision by decision and draw by draw. It favours being obviously
 correct over being fast: the position is held in plain lists, dicts and sets,
 and every region/kingdom is recomputed by flood fill whenever it is needed.
 
-Rules implemented (ids from `tests/data/RULES.md`): R-COMP-*, R-SETUP-1,
+Rules implemented (ids from `docs/rules.md`): R-COMP-*, R-SETUP-1,
 R-KING-*, R-TURN-*, R-LEAD-*, R-TILE-*, R-CAT-*, R-SWAP-1, R-REV-*, R-WAR-*,
 R-MON-*, R-TRE-*, R-END-*, R-VAR-ADV-BOARD (the board is read from its file;
 nothing about it is assumed) and the 2015 edition's switchable variants

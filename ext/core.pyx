@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Tigris & Euphrates rules kernels (nogil) and their thin Python face.
 
-Implements tests/data/RULES.md §1-13 (base game, 2-4 players, any board loaded as data)
+Implements docs/rules.md §1-13 (base game, 2-4 players, any board loaded as data)
 following the decision model of docs/engine.md: tile, leader, withdraw,
 catastrophe, swap and pass actions; revolts and wars with the attacker's then
 the defender's commitment; monuments; treasures; end of turn and game.

@@ -11,7 +11,7 @@ from engine import IllegalActionError, PositionError
 from engine.actions import NUM_ACTIONS, PASS
 
 TESTS = Path(__file__).parent
-RULES = TESTS / "data" / "RULES.md"                       # a copy of the rules contract
+RULES = TESTS.parent / "docs" / "rules.md"                # the repository's copy of the rules contract
 SHARED_RULES = TESTS.parent.parent / "shared" / "rules" / "RULES.md"
 
 
@@ -107,7 +107,7 @@ def test_observation_does_not_depend_on_other_hands():
 
 
 def rule_ids() -> list:
-    """Rule ids of RULES.md sections 1-13 plus R-VAR-ADV-BOARD, and EX-1..4."""
+    """Rule ids of docs/rules.md sections 1-13 plus R-VAR-ADV-BOARD, and EX-1..4."""
     text = RULES.read_text()
     base = text.split("## 14.")[0]
     ids = sorted(set(re.findall(r"\*\*(R-[A-Z]+-\d+)\*\*", base)))
@@ -126,7 +126,7 @@ def all_test_names():
 def test_rules_copy_matches_the_shared_contract():
     if not SHARED_RULES.exists():
         pytest.skip(f"no shared rules beside the repository ({SHARED_RULES})")
-    assert RULES.read_text() == SHARED_RULES.read_text(), "refresh tests/data/RULES.md from shared/"
+    assert RULES.read_text() == SHARED_RULES.read_text(), "refresh docs/rules.md from ../shared/rules/RULES.md"
 
 
 def test_every_rule_id_has_a_test_named_after_it():

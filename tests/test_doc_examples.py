@@ -74,17 +74,53 @@ def test_illustrative_blocks_say_why():
 
 
 def test_the_docs_cite_nothing_outside_the_repository():
-    """Rules are cited as tests/data/RULES.md; no ../shared/ paths, no DESIGN.md (not in the repository)."""
-    assert (ROOT / "tests" / "data" / "RULES.md").is_file()
+    """Rules are cited as docs/rules.md (the repository's copy of the contract); no ../shared/
+    paths, no tests/data/RULES.md (it moved), no DESIGN.md (not in the repository)."""
+    assert (ROOT / "docs" / "rules.md").is_file()
     bad = []
     for path in dx.doc_files():
         for no, line in enumerate(path.read_text().splitlines(), 1):
             if re.search(r"\.\./shared|\bshared/rules\b|DESIGN\.md|/work/", line):
                 bad.append(f"{dx.rel(path)}:{no}: {line.strip()}")
-            for m in re.finditer(r"[\w./-]*RULES\.md", line):
-                if m.group(0) != "tests/data/RULES.md":
-                    bad.append(f"{dx.rel(path)}:{no}: cite tests/data/RULES.md, not {m.group(0)}")
+            for m in re.finditer(r"[\w./-]*RULES\.md", line, re.IGNORECASE):
+                if m.group(0) not in ("docs/rules.md", "rules.md"):
+                    bad.append(f"{dx.rel(path)}:{no}: cite docs/rules.md, not {m.group(0)}")
     assert bad == []
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)"   # [text](target "title")
+                  r"|^\s*\[[^\]]+\]:\s*<?([^\s>]+)"                            # [label]: target
+                  r"|\b(?:src|href)=\"([^\"]+)\"")                                # <img src="..."> <a href="...">
+
+
+def relative_links(path: Path) -> list:
+    """(line number, target) of every relative link of a Markdown file: not a URL, not an #anchor."""
+    found = []
+    for no, line in enumerate(path.read_text().splitlines(), 1):
+        for m in LINK.finditer(line):
+            target = next(g for g in m.groups() if g is not None).split("#", 1)[0]
+            if target and not re.match(r"^[A-Za-z][\w+.-]*:", target):
+                found.append((no, target))
+    return found
+
+
+def test_every_relative_link_of_the_docs_is_a_file_of_the_repository():
+    """README.md and docs/*.md link only to files that exist inside the repository."""
+    bad, seen = [], 0
+    for path in dx.doc_files():
+        for no, target in relative_links(path):
+            seen += 1
+            dest = (path.parent / target).resolve()
+            inside = dest == ROOT or ROOT in dest.parents
+            if not (inside and dest.exists()):
+                bad.append(f"{dx.rel(path)}:{no}: {target} is {'missing' if inside else 'outside the repository'}")
+    assert seen >= 4 and bad == []
+
+
+def test_the_link_check_finds_links(tmp_path):
+    path = made_up_doc(tmp_path, '![a](images/a.png "A") [b](<b.md>) [d](http://x/y.md) [e](#top)\n'
+                                 '[f]: ../f.md#part\n<img src="g.png"> [h](h.md#sec)\n')
+    assert relative_links(path) == [(1, "images/a.png"), (1, "b.md"), (2, "../f.md"), (3, "g.png"), (3, "h.md")]
 
 
 # ---------------------------------------------------------------- the tool itself, on made-up docs

@@ -1,4 +1,4 @@
-"""Regions, turns, leaders, tiles, catastrophes, swaps (RULES.md §2-§7)."""
+"""Regions, turns, leaders, tiles, catastrophes, swaps (docs/rules.md §2-§7)."""
 from __future__ import annotations
 
 from diagram import assert_illegal, at, board_of, legal, norm, play, show, sq

@@ -1,4 +1,4 @@
-"""Revolts and wars (RULES.md §8, §9) and worked examples EX-1, EX-2, EX-3."""
+"""Revolts and wars (docs/rules.md §8, §9) and worked examples EX-1, EX-2, EX-3."""
 from __future__ import annotations
 
 import pytest

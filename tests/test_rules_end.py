@@ -1,4 +1,4 @@
-"""Monuments, treasures, end of game and ranking, information (RULES.md §10-§13), EX-4."""
+"""Monuments, treasures, end of game and ranking, information (docs/rules.md §10-§13), EX-4."""
 from __future__ import annotations
 
 import pytest

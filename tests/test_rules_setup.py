@@ -1,4 +1,4 @@
-"""Components, setup, boards and information (RULES.md §1, §13, R-VAR-ADV-BOARD)."""
+"""Components, setup, boards and information (docs/rules.md §1, §13, R-VAR-ADV-BOARD)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""The 2015 edition's variants (RULES.md §14): english commitments, buildings, the wonder.
+"""The 2015 edition's variants (docs/rules.md §14): english commitments, buildings, the wonder.
 
 Each variant is switched on alone (``variants=[...]``) unless the test is about
 their interplay; every variant also has a test that with it off none of its
