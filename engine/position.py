@@ -87,6 +87,7 @@ PHASES = ("action", "revolt_attack", "revolt_defend", "war_choice", "war_attack"
           "war_defend", "monument", "treasure", "over", "building", "wonder", "wonder_point")
 END_REASONS = ("treasures", "bag")
 CONFLICT_KINDS = ("revolt", "war")
+CONFLICT_PHASES = ("revolt_attack", "revolt_defend", "war_attack", "war_defend")
 CONFLICT_KEYS = ("kind", "colour", "attacker", "defender", "attacker_leader",
                  "defender_leader", "attacker_commit")
 TILE_TOTALS = (30, 57, 36, 30)
@@ -206,8 +207,12 @@ def _counts(field: str, v, hi: int = MAX_COUNT) -> None:
         _int_in(field, x, 0, hi)
 
 
-def check_snapshot(snap) -> None:
-    """Check a full or public snapshot's fields, types and ranges; raise PositionError."""
+def check_snapshot(snap, full: bool = False) -> None:
+    """Check a full (or, unless `full`, public) snapshot's fields and agreement; raise PositionError.
+
+    The one snapshot validator: position strings, renderers, views, the
+    information layer and `State.from_snapshot` (full=True) all call it.
+    """
     if not isinstance(snap, dict):
         raise PositionError(f"a snapshot must be a dict, got {type(snap).__name__}")
     missing = [k for k in SNAPSHOT_KEYS if k not in snap]
@@ -257,6 +262,8 @@ def check_snapshot(snap) -> None:
     hidden = [snap[k] is None for k in HIDDEN_FIELDS]
     if any(hidden) and not all(hidden):
         raise _fail("hands", "hands, bag and swapped must all be present or all be None")
+    if full and hidden[0]:
+        raise _fail("hands", "None in a public snapshot: a game state needs the hidden part (hands, bag, swapped)")
     if not hidden[0]:
         for h in _list_of("hands", snap["hands"], n):
             _counts("hands", h, HAND_SIZE)
@@ -302,14 +309,19 @@ def check_snapshot(snap) -> None:
         _int_in("conflict", cf["colour"], 0, 3)
         _int_in("conflict", cf["attacker"], 0, n - 1)
         _int_in("conflict", cf["defender"], 0, n - 1)
-        _int_in("conflict", cf["attacker_leader"], -1, SQUARES - 1)
-        _int_in("conflict", cf["defender_leader"], -1, SQUARES - 1)
+        _int_in("conflict", cf["attacker_leader"], 0, SQUARES - 1)     # both leaders stand on the board
+        _int_in("conflict", cf["defender_leader"], 0, SQUARES - 1)
         _int_in("conflict", cf["attacker_commit"], -1, MAX_COMMIT)
+    if (snap["phase"] in CONFLICT_PHASES) != (cf is not None):
+        raise _fail("conflict", f"phase {snap['phase']!r} "
+                    + ("needs a conflict" if cf is None else "takes no conflict"))
     for v in _list_of("committed", snap["committed"], n):
         if type(v) is not bool:
             raise _fail("committed", f"expected a bool per seat, got {v!r}")
     if snap["end_reason"] is not None and snap["end_reason"] not in END_REASONS:
         raise _fail("end_reason", f"unknown end reason {snap['end_reason']!r}")
+    if (snap["phase"] == "over") != (snap["end_reason"] is not None):
+        raise _fail("end_reason", "must be set exactly when the phase is 'over'")
     # No colour may exceed its number of tiles (R-COMP-1).
     on_board = [sum(1 for v in snap["cells"] if v in (FACE_UP + c, FACE_DOWN + c)) for c in range(4)]
     if hidden[0]:
@@ -612,8 +624,8 @@ def _p_conflict(text: str, players: int):
         "colour": _p_colour("conflict", parts[1]),
         "attacker": _p_int("conflict", parts[2], 0, players - 1),
         "defender": _p_int("conflict", parts[3], 0, players - 1),
-        "attacker_leader": _p_square("conflict", parts[4], allow_none=True),
-        "defender_leader": _p_square("conflict", parts[5], allow_none=True),
+        "attacker_leader": _p_square("conflict", parts[4]),
+        "defender_leader": _p_square("conflict", parts[5]),
         "attacker_commit": _p_opt_int("conflict", parts[6], MAX_COMMIT),
     }
 

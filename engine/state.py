@@ -1,17 +1,18 @@
 """The rules engine's Python face: a checked, documented API over ext.core.
 
-`State` is the Cython state (`ext.core.CoreState`) with typed errors, snapshot
-validation and the text helpers; the rules themselves live in the kernels.
+`State` is the Cython state (`ext.core.CoreState`) with typed errors and the
+text helpers; snapshots are checked by engine.position.check_snapshot and the
+rules themselves live in the kernels.
 """
 from __future__ import annotations
 
 from ext import core
 from engine import actions as A
-from engine.boards import BOARD_NAMES, SQUARES, load_board
+from engine.boards import BOARD_NAMES, load_board
 import operator
 
 from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError, shown
-from engine.position import MAX_SCORE
+from engine.position import check_snapshot
 
 for _bid, _name in enumerate(BOARD_NAMES):
     _b = load_board(_name)
@@ -44,7 +45,7 @@ class State(core.CoreState):
     @classmethod
     def from_snapshot(cls, snap: dict) -> "State":
         """Return the state a snapshot dict describes; PositionError names a bad field."""
-        validate_snapshot(snap)
+        check_snapshot(snap, full=True)
         st = cls.__new__(cls)
         st._load(snap)
         problems = st._consistency_problems()
@@ -176,111 +177,3 @@ def variant_bits(variants, error=EngineError) -> int:
             raise error(f"unknown variant {name!r}; expected some of {', '.join(A.VARIANTS)}")
         bits |= 1 << A.VARIANTS.index(name)
     return bits
-
-
-# ---------------------------------------------------------------- validation
-
-def _int(value, field: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise PositionError(f"field {field!r}: expected an int in {lo}..{hi}, got {shown(value)}")
-    return value
-
-
-def _list(value, field: str, length: int | None = None) -> list:
-    if not isinstance(value, list):
-        raise PositionError(f"field {field!r}: expected a list, got {type(value).__name__}")
-    if length is not None and len(value) != length:
-        raise PositionError(f"field {field!r}: expected {length} entries, got {len(value)}")
-    return value
-
-
-REQUIRED_FIELDS = ("players", "board", "cells", "treasures", "leaders", "monuments", "hands",
-                   "bag", "swapped", "discarded", "scores", "treasures_taken",
-                   "catastrophes_left", "turn_owner", "actions_left", "phase", "to_act",
-                   "placed", "unification", "conflict", "committed", "end_reason")
-
-
-def validate_snapshot(snap) -> None:
-    """Check a snapshot's fields for types and ranges; raise PositionError naming the field."""
-    if not isinstance(snap, dict):
-        raise PositionError(f"snapshot must be a dict, got {type(snap).__name__}")
-    for f in REQUIRED_FIELDS:
-        if f not in snap:
-            raise PositionError(f"field {f!r} is missing")
-    P = _int(snap["players"], "players", 2, 4)
-    if snap["board"] not in BOARD_NAMES:
-        raise PositionError(f"field 'board': unknown board {snap['board']!r}")
-    if "variants" in snap:
-        names = _list(snap["variants"], "variants")
-        variant_bits(names, PositionError)
-        if names != [v for v in A.VARIANTS if v in names]:
-            raise PositionError(f"field 'variants': expected distinct names in the order "
-                                f"{', '.join(A.VARIANTS)}, got {names!r}")
-    for i, v in enumerate(_list(snap.get("buildings", [-1] * 4), "buildings", 4)):
-        _int(v, f"buildings[{i}]", -1, SQUARES - 1)
-    _int(snap.get("wonder", -1), "wonder", -1, SQUARES - 1)
-    for i, v in enumerate(_list(snap["cells"], "cells", SQUARES)):
-        _int(v, f"cells[{i}]", 0, 10)
-    tre = _list(snap["treasures"], "treasures")
-    for v in tre:
-        _int(v, "treasures", 0, SQUARES - 1)
-    if len(set(tre)) != len(tre):
-        raise PositionError("field 'treasures': a square is listed twice")
-    seen = set()
-    for p, row in enumerate(_list(snap["leaders"], "leaders", P)):
-        for c, v in enumerate(_list(row, f"leaders[{p}]", 4)):
-            _int(v, f"leaders[{p}][{c}]", -1, SQUARES - 1)
-            if v >= 0:
-                if v in seen:
-                    raise PositionError(f"field 'leaders[{p}][{c}]': square {v} already holds a leader")
-                seen.add(v)
-    for m, v in enumerate(_list(snap["monuments"], "monuments", 6)):
-        _int(v, f"monuments[{m}]", -1, SQUARES - 1)
-    for name in ("hands", "swapped", "scores"):
-        for p, row in enumerate(_list(snap[name], name, P)):
-            for c, v in enumerate(_list(row, f"{name}[{p}]", 4)):
-                _int(v, f"{name}[{p}][{c}]", 0, MAX_SCORE if name == "scores" else 153 if name == "swapped" else 6)
-    for i, v in enumerate(_list(snap["bag"], "bag")):
-        _int(v, f"bag[{i}]", 0, 3)
-    if len(snap["bag"]) > 153:
-        raise PositionError("field 'bag': more than 153 tiles")
-    for c, v in enumerate(_list(snap["discarded"], "discarded", 4)):
-        _int(v, f"discarded[{c}]", 0, 153)
-    for p, v in enumerate(_list(snap["treasures_taken"], "treasures_taken", P)):
-        _int(v, f"treasures_taken[{p}]", 0, 20)
-    for p, v in enumerate(_list(snap["catastrophes_left"], "catastrophes_left", P)):
-        _int(v, f"catastrophes_left[{p}]", 0, 2)
-    for p, v in enumerate(_list(snap["committed"], "committed", P)):
-        if not isinstance(v, bool):
-            raise PositionError(f"field 'committed[{p}]': expected true/false, got {v!r}")
-    _int(snap["turn_owner"], "turn_owner", 0, P - 1)
-    _int(snap["actions_left"], "actions_left", 0, 2)
-    if snap["phase"] not in PHASES:
-        raise PositionError(f"field 'phase': unknown phase {snap['phase']!r}")
-    _int(snap["to_act"], "to_act", -1, P - 1)
-    _int(snap["placed"], "placed", -1, SQUARES - 1)
-    _int(snap["unification"], "unification", -1, SQUARES - 1)
-    if snap["end_reason"] not in (None, "treasures", "bag"):
-        raise PositionError(f"field 'end_reason': unknown value {snap['end_reason']!r}")
-    if (snap["phase"] == "over") != (snap["end_reason"] is not None):
-        raise PositionError("field 'end_reason': must be set exactly when the phase is 'over'")
-    cf = snap["conflict"]
-    if cf is not None:
-        if not isinstance(cf, dict):
-            raise PositionError("field 'conflict': expected null or an object")
-        for f in ("kind", "colour", "attacker", "defender", "attacker_leader",
-                  "defender_leader", "attacker_commit"):
-            if f not in cf:
-                raise PositionError(f"field 'conflict.{f}' is missing")
-        if cf["kind"] not in ("revolt", "war"):
-            raise PositionError(f"field 'conflict.kind': unknown kind {cf['kind']!r}")
-        _int(cf["colour"], "conflict.colour", 0, 3)
-        _int(cf["attacker"], "conflict.attacker", 0, P - 1)
-        _int(cf["defender"], "conflict.defender", 0, P - 1)
-        _int(cf["attacker_leader"], "conflict.attacker_leader", 0, SQUARES - 1)
-        _int(cf["defender_leader"], "conflict.defender_leader", 0, SQUARES - 1)
-        _int(cf["attacker_commit"], "conflict.attacker_commit", -1, 6)
-    needs_conflict = snap["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend")
-    if needs_conflict != (cf is not None):
-        raise PositionError(f"field 'conflict': phase {snap['phase']!r} "
-                            + ("needs a conflict" if needs_conflict else "takes no conflict"))

@@ -75,12 +75,13 @@ def random_snapshot(rng: random.Random) -> dict:
         discarded[pool.pop()] += 1
     bag = pool[:rng.randint(0, len(pool))]
     tops = [r * COLS + c for r in range(ROWS - 1) for c in range(COLS - 1)]
+    phase = rng.choice(PHASES)
     conflict = None
-    if rng.random() < 0.5:
+    if phase in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
         conflict = {"kind": rng.choice(["revolt", "war"]), "colour": rng.randrange(4),
                     "attacker": rng.randrange(players), "defender": rng.randrange(players),
-                    "attacker_leader": rng.randrange(-1, SQUARES),
-                    "defender_leader": rng.randrange(-1, SQUARES),
+                    "attacker_leader": rng.randrange(SQUARES),
+                    "defender_leader": rng.randrange(SQUARES),
                     "attacker_commit": rng.randint(-1, 6)}
     variants = [v for v in VARIANTS if rng.random() < 0.4]
     wonder = -1
@@ -113,13 +114,13 @@ def random_snapshot(rng: random.Random) -> dict:
         "catastrophes_left": [rng.randint(0, 2) for _ in range(players)],
         "turn_owner": rng.randrange(players),
         "actions_left": rng.randint(0, 2),
-        "phase": rng.choice(PHASES),
+        "phase": phase,
         "to_act": rng.randrange(-1, players),
         "placed": rng.randrange(-1, SQUARES),
         "unification": rng.randrange(-1, SQUARES),
         "conflict": conflict,
         "committed": [rng.random() < 0.3 for _ in range(players)],
-        "end_reason": rng.choice([None, "treasures", "bag"]),
+        "end_reason": rng.choice(["treasures", "bag"]) if phase == "over" else None,
     }
 
 
@@ -402,3 +403,46 @@ def test_treasure_on_an_empty_square_round_trips():
     text = format_position(s, hidden=True)
     assert ".*" in text
     assert parse_position(text) == s
+
+
+# --- one validator: State.from_snapshot and the readers of snapshots refuse alike ----------
+
+def _descending_treasures(s):
+    s["treasures"] = sorted(s["treasures"], reverse=True)   # the old State check let this through
+
+
+def _over_without_a_reason(s):
+    s["phase"], s["to_act"] = "over", -1                   # the old check_snapshot let this through
+
+
+def _conflict_out_of_its_phase(s):
+    s["conflict"] = {"kind": "revolt", "colour": 1, "attacker": 0, "defender": 1,
+                     "attacker_leader": 3, "defender_leader": 4, "attacker_commit": -1}
+
+
+def test_state_has_no_validator_of_its_own():
+    import engine.state
+    assert not hasattr(engine.state, "validate_snapshot")
+
+
+@pytest.mark.parametrize("field,mutate", [("treasures", _descending_treasures),
+                                          ("end_reason", _over_without_a_reason),
+                                          ("conflict", _conflict_out_of_its_phase)])
+def test_one_snapshot_validator_refuses_alike_everywhere(field, mutate):
+    from engine import State
+    from engine.info import observation
+    from engine.render import render
+    snap = State.new_game(2, seed=5).snapshot()
+    mutate(snap)
+    for use in (check_snapshot, State.from_snapshot, render, lambda s: observation(s, 0),
+                lambda s: format_position(s, hidden=True)):
+        with pytest.raises(PositionError, match=repr(field)):
+            use(snap)
+
+
+def test_state_from_a_public_snapshot_names_the_hidden_part():
+    from engine import State
+    pub = public_snapshot(State.new_game(2, seed=5).snapshot())
+    check_snapshot(pub)
+    with pytest.raises(PositionError, match="'hands'"):
+        State.from_snapshot(pub)
