@@ -75,8 +75,8 @@ def test_illustrative_blocks_say_why():
 
 def test_the_docs_cite_nothing_outside_the_repository():
     """Rules are cited as docs/rules.md (the repository's copy of the contract); no ../shared/
-    paths, no tests/data/RULES.md (it moved), no DESIGN.md (not in the repository)."""
-    assert (ROOT / "docs" / "rules.md").is_file()
+    paths, no tests/data/RULES.md (it moved), no DESIGN.md (the design is docs/design.md)."""
+    assert (ROOT / "docs" / "rules.md").is_file() and (ROOT / "docs" / "design.md").is_file()
     bad = []
     for path in dx.doc_files():
         for no, line in enumerate(path.read_text().splitlines(), 1):
@@ -115,6 +115,8 @@ def test_every_relative_link_of_the_docs_is_a_file_of_the_repository():
             if not (inside and dest.exists()):
                 bad.append(f"{dx.rel(path)}:{no}: {target} is {'missing' if inside else 'outside the repository'}")
     assert seen >= 4 and bad == []
+    readme_links = {target for _, target in relative_links(ROOT / "README.md")}
+    assert {"docs/design.md", "docs/rules.md"} <= readme_links
 
 
 def test_the_link_check_finds_links(tmp_path):
