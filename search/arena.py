@@ -370,7 +370,6 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
             raise ValueError(f"lineup names unknown agent {nm!r}")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
-    stats = {nm: AgentStats(nm) for nm in names if nm in lineup}
     results = []
     plan = []
     for deal, seat_names, seeds in plan_seats(lineup, games, seed):
@@ -385,15 +384,6 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     for i, g in enumerate(played):
         seat_names = plan[i][1]
         results.append(g)
-        for s, nm in enumerate(seat_names):
-            st = stats[nm]
-            st.games += 1
-            st.wins += g.win_share(s)
-            st.rank_sum += g.ranks[s]
-            st.think_time += g.think_time[s]
-            st.choices += g.choices[s]
-            if g.forfeit and g.forfeit["seat"] == s:
-                st.forfeits += 1
         if record_dir:
             fname = f"game{i:04d}-" + "-".join(seat_names) + ".txt"
             with open(os.path.join(record_dir, fname), "w") as f:
@@ -403,8 +393,30 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     if pool is not None:
         pool.close()
         pool.join()
-    return MatchResult(players=players, board=board, seed=seed, lineup=lineup, games=results, stats=stats,
-                       variants=variants)
+    return summarise(results, lineup, players, board, seed, variants, order=names)
+
+
+def summarise(games: list, lineup: list, players: int, board: str, seed: int, variants=(),
+              order: Optional[list] = None) -> MatchResult:
+    """Return the MatchResult of finished games (in game order); the arena and the referee (tne_ai.match) both use it.
+
+    `order`: the agent names in the order of the table (default: as they
+    first appear in the lineup); names not in the lineup are left out.
+    """
+    stats = {nm: AgentStats(nm) for nm in dict.fromkeys(order if order is not None else lineup)
+             if nm in lineup}
+    for g in games:
+        for s, nm in enumerate(g.names):
+            st = stats[nm]
+            st.games += 1
+            st.wins += g.win_share(s)
+            st.rank_sum += g.ranks[s]
+            st.think_time += g.think_time[s]
+            st.choices += g.choices[s]
+            if g.forfeit and g.forfeit["seat"] == s:
+                st.forfeits += 1
+    return MatchResult(players=players, board=board, seed=seed, lineup=list(lineup), games=list(games),
+                       stats=stats, variants=tuple(variants))
 
 
 # ---------------------------------------------------------------- command line

@@ -248,3 +248,14 @@ def test_parallel_match_gives_the_same_results_as_sequential():
     two = run_match(factories, 4, 2, seed=3, jobs=2)
     assert [g.ranks for g in one.games] == [g.ranks for g in two.games]
     assert [g.scores for g in one.games] == [g.scores for g in two.games]
+
+
+def test_one_match_summary_for_the_arena_and_the_referee():
+    from tne_ai import match
+    assert match.summarise is arena.summarise           # tne-ai match keeps no copy of its own
+    res = run_match({"a": FirstLegal, "b": Raiser}, games=4, players=2, seed=3, lineup=["b", "a"])
+    again = arena.summarise(res.games, res.lineup, 2, "standard", 3, order=["a", "b"])
+    assert again == res and again.table() == res.table()
+    assert res.stats["b"].forfeits == 4 and res.stats["a"].win_share == 1.0
+    # the referee's default order is the lineup's
+    assert list(match.summarise(res.games, ["b", "a"], 2, "standard", 3).stats) == ["b", "a"]

@@ -52,8 +52,8 @@ from engine.actions import VARIANTS
 from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
-from search.arena import (MAX_DECISIONS, AgentStats, GameResult, MatchResult, default_lineup,
-                          derive_seed, final_ranks, plan_seats, record_epilogue)
+from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
+                          final_ranks, plan_seats, record_epilogue, summarise)
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
                            Limits, ProtocolErrorReply, WaitCancelled, kill_all,
                            newgame_line)  # noqa: F401 (newgame_line: part of this module's API)
@@ -449,23 +449,6 @@ def plan_match(lineup: list, games: int, seed: int) -> list:
     """Return the games of a match with seats rotated over paired deals, as search.arena.run_match plans them."""
     return [PlannedGame(index=i, deal=deal, seat_names=names, seeds=seeds)
             for i, (deal, names, seeds) in enumerate(plan_seats(lineup, games, seed))]
-
-
-def summarise(games: list, lineup: list, players: int, board: str, seed: int, variants=()) -> MatchResult:
-    """Return the MatchResult of finished games (in game order), statistics as search.arena.run_match keeps them."""
-    stats = {nm: AgentStats(nm) for nm in dict.fromkeys(lineup)}
-    for g in games:
-        for s, nm in enumerate(g.names):
-            st = stats[nm]
-            st.games += 1
-            st.wins += g.win_share(s)
-            st.rank_sum += g.ranks[s]
-            st.think_time += g.think_time[s]
-            st.choices += g.choices[s]
-            if g.forfeit and g.forfeit["seat"] == s:
-                st.forfeits += 1
-    return MatchResult(players=players, board=board, seed=seed, lineup=list(lineup), games=list(games),
-                       stats=stats, variants=tuple(variants))
 
 
 def record_name(game_no: int, seat_names: list) -> str:
