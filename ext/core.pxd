@@ -107,6 +107,84 @@ cdef enum:
 ctypedef struct BB:
     uint64_t w[3]
 
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long) nogil
+    int __builtin_popcountll(unsigned long long) nogil
+
+# Bitboard helpers, inline here so the rules and the heuristics share one copy.
+cdef inline void bb_set(BB* b, int sq) noexcept nogil:
+    b.w[sq >> 6] |= (<uint64_t>1) << (sq & 63)
+
+cdef inline void bb_clear(BB* b, int sq) noexcept nogil:
+    b.w[sq >> 6] &= ~((<uint64_t>1) << (sq & 63))
+
+cdef inline bint bb_test(const BB* b, int sq) noexcept nogil:
+    return (b.w[sq >> 6] >> (sq & 63)) & 1
+
+cdef inline BB bb_or(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] | b.w[0]
+    r.w[1] = a.w[1] | b.w[1]
+    r.w[2] = a.w[2] | b.w[2]
+    return r
+
+cdef inline BB bb_and(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] & b.w[0]
+    r.w[1] = a.w[1] & b.w[1]
+    r.w[2] = a.w[2] & b.w[2]
+    return r
+
+cdef inline BB bb_andnot(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] & ~b.w[0]
+    r.w[1] = a.w[1] & ~b.w[1]
+    r.w[2] = a.w[2] & ~b.w[2]
+    return r
+
+cdef inline bint bb_any(BB a) noexcept nogil:
+    return (a.w[0] | a.w[1] | a.w[2]) != 0
+
+cdef inline bint bb_eq(BB a, BB b) noexcept nogil:
+    return a.w[0] == b.w[0] and a.w[1] == b.w[1] and a.w[2] == b.w[2]
+
+cdef inline int bb_count(BB a) noexcept nogil:
+    return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]) + __builtin_popcountll(a.w[2])
+
+cdef inline BB bb_empty() noexcept nogil:
+    cdef BB r
+    r.w[0] = 0
+    r.w[1] = 0
+    r.w[2] = 0
+    return r
+
+cdef inline BB bb_neighbours(BB a) noexcept nogil:
+    """Squares edge-adjacent to some square of a (rows are 16 bits wide)."""
+    cdef BB r
+    r.w[0] = ((a.w[0] >> 16) | (a.w[1] << 48) | (a.w[0] << 16)
+              | ((a.w[0] >> 1) & 0x7FFF7FFF7FFF7FFFULL) | ((a.w[0] << 1) & 0xFFFEFFFEFFFEFFFEULL))
+    r.w[1] = ((a.w[1] >> 16) | (a.w[2] << 48) | (a.w[1] << 16) | (a.w[0] >> 48)
+              | ((a.w[1] >> 1) & 0x7FFF7FFF7FFF7FFFULL) | ((a.w[1] << 1) & 0xFFFEFFFEFFFEFFFEULL))
+    r.w[2] = ((a.w[2] >> 16) | (a.w[2] << 16) | (a.w[1] >> 48)
+              | ((a.w[2] >> 1) & 0x7FFF7FFF7FFF7FFFULL) | ((a.w[2] << 1) & 0xFFFEFFFEFFFEFFFEULL)) & 0x0000FFFFFFFFFFFFULL
+    return r
+
+cdef inline BB bb_square(int sq) noexcept nogil:
+    cdef BB r = bb_empty()
+    bb_set(&r, sq)
+    return r
+
+cdef inline int bb_pop(BB* b) noexcept nogil:
+    """Remove and return the lowest square of b (b must be non-empty)."""
+    cdef int k
+    cdef uint64_t w
+    for k in range(3):
+        w = b.w[k]
+        if w:
+            b.w[k] = w & (w - 1)
+            return (k << 6) + __builtin_ctzll(w)
+    return -1
+
 ctypedef struct BoardData:
     BB river
     BB land
@@ -160,53 +238,11 @@ ctypedef struct GameState:
     uint8_t committed[MAX_PLAYERS]
     int8_t end_reason
 
-ctypedef struct EvalParams:
-    # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
-    # (x = colour scores, treasures on the weakest), plus for every leader on
-    # the board need(colour) * (leader + temple*temples + supporter*supporters
-    # + monument*monuments of its colour in its kingdom + treasure_near for a
-    # trader with a treasure), plus king*max(need) per king and catastrophe
-    # per catastrophe in hand; the reward is the logistic of (own value -
-    # opponents' value) / scale, opponents = opponents_max*best + rest*mean.
-    float tau
-    float min_bonus
-    float leader
-    float king
-    float temple
-    float supporter
-    float monument
-    float treasure_near
-    float catastrophe
-    float opponents_max
-    float scale
-    # when use_fixed_need is set, leaders are weighted by fixed_need (the
-    # needs at the search root, as a one-decision greedy player sees them)
-    # instead of the needs of the evaluated state, so scoring a weak colour
-    # does not devalue the leader that will keep scoring it
-    int use_fixed_need
-    float fixed_need[4][4]
-    # when centre > 0, the logistic is centred on each seat's margin at the
-    # search root (fixed_margin), so a seat far ahead or behind still sees
-    # the difference between its moves instead of a saturated 0 or 1
-    float centre
-    float fixed_margin[4]
-    # endgame: how much nearer the end (treasures taken or bag drawn, 0..1)
-    # adds to the margin of a seat that leads at the root, times its lead
-    # clamped to [-2, 2] / 2 (a seat behind loses as much)
-    float endgame
-    # the variants: a leader whose kingdom holds its colour's building adds
-    # building to its prospects (R-VAR-BLD-3 doubles its tiles' points); a
-    # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
-    float building
-    float wonder
-    # exposure: two kingdoms one empty square apart, each with a leader of a
-    # colour owned by different seats, are one tile from a war (R-WAR-1..4);
-    # each side's leader prospects are discounted by its chance of losing it
-    # (from the supporter difference) and its points credited with the chance
-    # of winning (1 + the other side's supporters), times exposure
-    float exposure
-
 cdef BoardData BOARDS[2]
+cdef int16_t NB[NSQ][4]          # edge neighbours of each square, NB_N[sq] of them
+cdef int8_t NB_N[NSQ]
+cdef BB ALL_SQUARES
+cdef int8_t MONUMENT_COLOURS[6][2]   # the two colours of monument m (action layout above)
 
 cdef uint64_t splitmix64(uint64_t* state) noexcept nogil
 cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noexcept nogil
@@ -218,11 +254,16 @@ cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
 cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
-cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
-cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil
-cdef EvalParams eval_params_from(weights)
-cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil
-cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil
+# the board as the rules see it, shared with ext/heuristics.pyx
+cdef BB occupied(GameState* s) noexcept nogil
+cdef bint is_occupied(GameState* s, int sq) noexcept nogil
+cdef int commit_colour(GameState* s) noexcept nogil
+cdef int hand_size(GameState* s, int p) noexcept nogil
+cdef int temples_beside(GameState* s, int sq) noexcept nogil
+cdef int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil
+cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil
+cdef void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil
+cdef int exact_commitment(GameState* s) noexcept nogil
 
 cdef class CoreState:
     cdef GameState s

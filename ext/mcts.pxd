@@ -8,7 +8,8 @@ edge was legal when its parent was visited), and the sum of rewards per seat
 keyed by (parent, action), and listed through first_child / next_sibling.
 """
 from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
-from ext.core cimport GameState, EvalParams
+from ext.core cimport GameState
+from ext.heuristics cimport EvalParams
 
 ctypedef struct Node:
     int32_t parent

@@ -5,8 +5,8 @@ Every iteration deals a fresh world from what the observing seat knows
 (core.redeal_hidden), descends one tree of atomic decisions for whichever seat
 decides (opponents, defenders, treasure and monument choices included) with
 UCB1 over availability counts, widens progressively in the order of a cheap
-prior (core.score_actions), plays an ε-greedy or uniform rollout cut after a
-fixed depth, evaluates (core.evaluate: the real ranking if the game ended)
+prior (heuristics.score_actions), plays an ε-greedy or uniform rollout cut after a
+fixed depth, evaluates (heuristics.evaluate: the real ranking if the game ended)
 and backs the reward vector up max-n. Selection, determinisation, rollout and
 backup all run without the GIL.
 """
@@ -16,11 +16,11 @@ from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from ext.core cimport (GameState, EvalParams, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
+from ext.core cimport (GameState, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
                        PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND,
-                       gen_legal, apply_unchecked, redeal_hidden, score_actions, evaluate,
-                       random_playout, greedy_playout, splitmix64, CoreState,
-                       eval_params_from, fix_needs)
+                       gen_legal, apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
+from ext.heuristics cimport (EvalParams, score_actions, evaluate, greedy_playout, eval_params_from,
+                             fix_needs)
 
 cdef extern from *:
     """

@@ -52,7 +52,7 @@ class SearchParams:
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an ε-greedy rollout.
     rollout_epsilon: float = 0.1
-    # Evaluation (ext/core.pxd EvalParams): a seat's value is the concave
+    # Evaluation (ext/heuristics.pxd EvalParams): a seat's value is the concave
     # utility sum tau*(1-exp(-x/tau)) of its colour totals (treasures on the
     # weakest) + min_bonus * weakest, plus, per leader on the board, the seat's
     # need for its colour times (leader + temple*temples beside it (<= 4) +
@@ -127,7 +127,7 @@ class SearchParams:
                        -1.0 if self.rollout_rounds is None else self.rollout_rounds)
 
     def eval_weights(self) -> tuple:
-        """Return the evaluation weights in ext.core.EVAL_FIELDS order."""
+        """Return the evaluation weights in ext.heuristics.EVAL_FIELDS order."""
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
                 self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder,

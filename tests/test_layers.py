@@ -27,3 +27,34 @@ def test_reference_imports_nothing_of_the_cython_engine():
 
 def test_importing_search_loads_no_application_layer():
     assert upper_layers_loaded("search.ismcts, search.arena, search.agents", ("tne_ai", "click")) == []
+
+
+HEURISTIC_KERNELS = ("evaluate", "evaluate_terms", "seat_values", "score_actions", "war_prior",
+                     "attacker_sure_commitment", "exposure_terms", "fix_needs", "greedy_playout",
+                     "colour_values", "eval_params_from")
+
+
+def test_the_rules_kernel_defines_no_evaluation_prior_or_playout_policy():
+    """ext/core holds only rules: every evaluation, prior and greedy-policy kernel is ext/heuristics'."""
+    import re
+    from pathlib import Path
+    import ext.core
+    import ext.heuristics
+    ext_dir = Path(ext.core.__file__).parent
+    core = (ext_dir / "core.pyx").read_text() + (ext_dir / "core.pxd").read_text()
+    defined = set(re.findall(r"^c?p?def\s+(?:inline\s+)?[\w*]+(?:\s+[\w*]+)?\s+\(?\*?(\w+)\(", core, re.M))
+    assert defined & set(HEURISTIC_KERNELS) == set()
+    assert "EvalParams" not in core
+    assert not [n for n in dir(ext.core) if n in ("EVAL_FIELDS", "_evaluate", "_seat_values", "_score_actions", "_explain")]
+    heur = (ext_dir / "heuristics.pyx").read_text()
+    assert {"evaluate", "seat_values", "score_actions", "greedy_playout"} <= set(
+        re.findall(r"^cdef\s+(?:inline\s+)?\w+\s+(\w+)\(", heur, re.M))
+    assert ext.heuristics.EVAL_FIELDS[0] == "tau"
+
+
+def test_the_rules_kernel_does_not_import_the_heuristics():
+    """The dependency runs one way: heuristics and the tree cimport the rules, never back."""
+    from pathlib import Path
+    import ext.core
+    core = (Path(ext.core.__file__).parent / "core.pyx").read_text()
+    assert "heuristics" not in "".join(l for l in core.splitlines() if l.startswith(("from ", "cimport ", "import ")))

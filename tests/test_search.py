@@ -239,11 +239,11 @@ def test_search_decides_and_never_peeks_with_the_variants(name):
 
 def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder():
     """building: seat 1 has a leader in the kingdom of its colour's building; wonder: seat 2's king is by the wonder."""
-    from ext import core
+    from ext import heuristics
     for name, weight, seat in (("building-move", "building", 1), ("wonder-point", "wonder", 2)):
         s = engine.State.from_position(PERFT_ROWS[name])
-        off = core._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights())
-        on = core._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights())
+        off = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights())
+        on = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights())
         assert on[seat] > off[seat]
         assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
 
@@ -290,9 +290,9 @@ def _diagram_state(diagram, **kwargs):
 def _priors(diagram, hands=None):
     """Return {notation: cheap prior} for seat 0 to act in a diagram (board outside it empty)."""
     from engine.actions import format_action
-    from ext import core
+    from ext import heuristics
     s = _diagram_state(diagram, outside="empty", hands=hands)
-    return {format_action(a): v for a, v in core._score_actions(s).items()}
+    return {format_action(a): v for a, v in heuristics._score_actions(s).items()}
 
 
 def _tree(state, params=SearchParams()):
@@ -357,13 +357,13 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     look-ahead then ranked wars it would win below quiet moves.
     """
     from engine.actions import format_action
-    from ext import core
+    from ext import heuristics
 
     def attack_priors(discarded=""):
         s = _diagram_state(WAR, outside="empty", hands=["kkkkkr", "bbggrr"], discarded=discarded)
         s.apply_text("tile k c5")
         assert (s.phase, s.to_act) == ("war_attack", 0)
-        return {format_action(a): v for a, v in core._score_actions(s).items()}
+        return {format_action(a): v for a, v in heuristics._score_actions(s).items()}
 
     full = attack_priors()              # 1's 6 tiles could all be black: 4 is all 0 has
     assert max(full, key=full.get) == "commit 4"
@@ -429,11 +429,11 @@ def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
 
 def test_exposure_values_a_war_one_tile_away_by_its_supporters():
     """0k (2 supporters) and 1k (none) are one tile (c5, c6) from a war: exposure favours seat 0; two tiles away, nothing."""
-    from ext import core
+    from ext import heuristics
 
     def values(diagram, exposure):
         s = _diagram_state(diagram, outside="empty")
-        return core._seat_values(s, SearchParams().with_changes(exposure=exposure).eval_weights())
+        return heuristics._seat_values(s, SearchParams().with_changes(exposure=exposure).eval_weights())
 
     near = WAR
     far = """
@@ -448,13 +448,13 @@ def test_exposure_values_a_war_one_tile_away_by_its_supporters():
 
 def test_cheap_prior_stays_in_its_sixteen_buckets():
     """Every prior is in 0..15 (the tree buckets by it): a losing revolt by a leader already on the board once gave -1."""
-    from ext import core
+    from ext import heuristics
     seen = set()
     for game in range(40):
         s = engine.new_game(2 + game % 3, game)
         rng = random.Random(game)
         while not s.is_terminal():
-            priors = core._score_actions(s).values()
+            priors = heuristics._score_actions(s).values()
             seen.update(priors)
             s.apply(rng.choice(s.legal_actions()))
     assert min(seen) >= 0 and max(seen) <= 15
