@@ -56,3 +56,19 @@ def test_the_sdist_holds_no_build_products(sdist_names):
                   if n.endswith((".so", ".pyc", ".pyo")) or "__pycache__" in n
                   or (n.startswith("ext/") and n.endswith((".c", ".html"))) or n.startswith("build/"))
     assert junk == []
+
+
+def test_a_missing_build_says_to_reinstall_and_names_the_module(tmp_path):
+    """The ImportError of an install without its compiled modules (a wheel for another Python, a
+    broken install) names the module and says how to reinstall; it does not assume a checkout."""
+    (tmp_path / "ext").mkdir()
+    shutil.copy2(ROOT / "ext" / "__init__.py", tmp_path / "ext" / "__init__.py")   # the package, no .so
+    # -S: no site-packages, so neither an installed tne-ai nor an editable one's import hook is seen
+    proc = subprocess.run([sys.executable, "-S", "-c", "import ext"], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode != 0
+    message = proc.stderr.strip().splitlines()[-1]
+    assert message.startswith("ImportError: ") and "compiled extension modules" in message
+    assert "ext.core" in message
+    assert "pip install --force-reinstall tne-ai" in message
+    assert "repository root" not in message
