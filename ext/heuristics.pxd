@@ -42,12 +42,6 @@ ctypedef struct EvalParams:
     # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
     float building
     float wonder
-    # exposure: two kingdoms one empty square apart, each with a leader of a
-    # colour owned by different seats, are one tile from a war (R-WAR-1..4);
-    # each side's leader prospects are discounted by its chance of losing it
-    # (from the supporter difference) and its points credited with the chance
-    # of winning (1 + the other side's supporters), times exposure
-    float exposure
 
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil

@@ -245,7 +245,6 @@ ctypedef struct SeatTerms:
     float leader_parts[6]   # that sum split: presence, temples, supporters, monuments, treasure, building
     float kings             # king * max need per king on the board
     float wonder            # wonder * max need for a king in the wonder's kingdom
-    float exposure
     float value             # what seat_values wrote
     float margin            # value less the opponents' (seat_margin)
     float end               # endgame term added to the margin (fixed needs only)
@@ -313,65 +312,6 @@ cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil:
     for p in range(s.players):
         ep.fixed_margin[p] = seat_margin(vals, s.players, p, ep)
 
-cdef void exposure_terms(GameState* s, const EvalParams* ep, uint8_t (*up_count)[4],
-                         float (*need)[4], float* prospect, float* vals) noexcept nogil:
-    """Add to vals each seat's expected result of the wars one tile away (EvalParams.exposure).
-
-    prospect[sq] is the value of the leader on sq as seat_values counted it.
-    The chance of winning moves by a sixth per supporter of difference from
-    an even war: the hidden commitments and who unites first decide the rest.
-    """
-    cdef int16_t kidx[NSQ]
-    cdef BB kingdom[24]
-    cdef int lsq[24]
-    cdef int lroot[24]
-    cdef int nk = 0, nl = 0, i, j, sq, r, p, q, c, si, sj
-    cdef float win
-    cdef BB b, empty, occ = occupied(s)
-    memset(kidx, 0xff, sizeof(kidx))
-    b = s.leaders
-    while bb_any(b):
-        sq = bb_pop(&b)
-        r = uf_find(s, sq)
-        if kidx[r] < 0:
-            kidx[r] = nk
-            kingdom[nk] = bb_empty()
-            nk += 1
-        lsq[nl] = sq
-        lroot[nl] = r
-        nl += 1
-    if nk < 2:
-        return
-    b = occ
-    while bb_any(b):
-        sq = bb_pop(&b)
-        r = uf_find(s, sq)
-        if kidx[r] >= 0:
-            bb_set(&kingdom[kidx[r]], sq)
-    empty = bb_andnot(ALL_SQUARES, bb_or(occ, s.cats))
-    for i in range(nk):
-        kingdom[i] = bb_and(bb_neighbours(kingdom[i]), empty)      # its frontier
-    for i in range(nl):
-        for j in range(i + 1, nl):
-            if lroot[i] == lroot[j]:
-                continue
-            c = (s.leader_at[lsq[i]] - 1) & 3
-            if c != (s.leader_at[lsq[j]] - 1) & 3:
-                continue
-            if not bb_any(bb_and(kingdom[kidx[lroot[i]]], kingdom[kidx[lroot[j]]])):
-                continue
-            p = (s.leader_at[lsq[i]] - 1) >> 2
-            q = (s.leader_at[lsq[j]] - 1) >> 2
-            si = up_count[lroot[i]][c]
-            sj = up_count[lroot[j]][c]
-            win = 0.5 + (si - sj) / 6.0
-            if win < 0.05:
-                win = 0.05
-            elif win > 0.95:
-                win = 0.95
-            vals[p] += ep.exposure * (win * need[p][c] * (1 + sj) - (1.0 - win) * need[p][c] * prospect[lsq[i]])
-            vals[q] += ep.exposure * ((1.0 - win) * need[q][c] * (1 + si) - win * need[q][c] * prospect[lsq[j]])
-
 cdef void record_colours(GameState* s, int p, const EvalParams* ep, float base, float* need,
                         SeatTerms* out) noexcept nogil:
     """Write a seat's colour terms as colour_values counted them (explain only)."""
@@ -393,8 +333,6 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms
     cdef uint8_t up_count[NSQ][4]
     cdef uint8_t tre_count[NSQ]
     cdef float need[MAX_PLAYERS][4]
-    cdef float prospect[NSQ]
-    cdef float before[MAX_PLAYERS]
     cdef float base, v, max_need
     cdef BB b
     cdef int sq, p, c, r, m, t, nmon, near, bld
@@ -437,7 +375,6 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms
             v += ep.building
             bld = 1
         vals[p] += need[p][c] * v
-        prospect[sq] = v
         if rec != NULL:
             lt = &rec.leader[rec.n_leaders]
             rec.n_leaders += 1
@@ -468,13 +405,6 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms
                 vals[p] += ep.wonder * max_need
                 if rec != NULL:
                     rec.seat[p].wonder += ep.wonder * max_need
-    if ep.exposure > 0:
-        if rec != NULL:
-            memcpy(before, vals, s.players * sizeof(float))
-        exposure_terms(s, ep, up_count, need, prospect, vals)
-        if rec != NULL:
-            for p in range(s.players):
-                rec.seat[p].exposure = vals[p] - before[p]
 
 cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
     """Compare two seats by R-END-2: >0 if p ranks above q, 0 on a full tie."""
@@ -605,7 +535,7 @@ def _score_actions(CoreState st):
 
 EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
                "treasure_near", "catastrophe", "opponents_max", "scale", "centre", "endgame",
-               "building", "wonder", "exposure")
+               "building", "wonder")
 
 
 cdef EvalParams eval_params_from(weights):
@@ -613,7 +543,7 @@ cdef EvalParams eval_params_from(weights):
     cdef EvalParams ep
     (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
      ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre, ep.endgame,
-     ep.building, ep.wonder, ep.exposure) = weights
+     ep.building, ep.wonder) = weights
     ep.use_fixed_need = 0
     return ep
 
@@ -662,7 +592,7 @@ def _explain(CoreState st, weights, bint at_root=False):
             "need": [t.need[i] for i in range(4)], "catastrophes": t.catastrophes,
             "leaders": t.leaders,
             "leader_parts": {LEADER_PARTS[i]: t.leader_parts[i] for i in range(6)},
-            "kings": t.kings, "wonder": t.wonder, "exposure": t.exposure,
+            "kings": t.kings, "wonder": t.wonder,
             "value": t.value, "margin": t.margin, "end": t.end, "centre": t.centre,
             "final_margin": t.final_margin, "reward": t.reward,
         })

@@ -19,7 +19,6 @@ ctypedef struct Node:
     int32_t actor           # seat that chose `action` at the parent
     uint32_t visits
     uint32_t avail
-    float prior_value       # the actor's look-ahead reward for `action`, or -1 when unknown
     double reward[4]        # summed reward of each seat
     double reward_sq        # summed squared reward of the actor (for the bound)
     int32_t prior_off       # look-ahead order of the observer's decisions here: offset in
@@ -34,10 +33,7 @@ ctypedef struct MctsParams:
     int rollout_depth       # decisions played before the heuristic evaluation
     double rollout_epsilon  # chance of a uniform decision in an ε-greedy rollout
     int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy
-    double prior_visits     # virtual visits at the look-ahead value given to ordered children
     int rollout_settle      # 1: play on past the rollout depth until no conflict or choice is pending
     double rollout_rounds   # > 0: roll out until rounds * 2 * players actions since the root instead;
                             #   < 0: 1 with 3 or 4 players, 0 with 2
-    double commit_widen_base   # the same widening for a commitment decision (its prior is sharp)
-    double commit_widen_coef
     EvalParams eval

@@ -60,7 +60,6 @@ cdef class Tree:
     cdef float root_values[MAX_ACTIONS]
     cdef int root_n
     cdef int32_t* prior_pool
-    cdef float* prior_values
     cdef int prior_used
     cdef int prior_cap
     cdef public int lookahead_depth
@@ -75,9 +74,7 @@ cdef class Tree:
         self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
         self.prior_cap = 1 << 14
         self.prior_pool = <int32_t*>malloc(self.prior_cap * sizeof(int32_t))
-        self.prior_values = <float*>malloc(self.prior_cap * sizeof(float))
-        if (self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL
-                or self.prior_values == NULL):
+        if self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL:
             raise MemoryError()
         self.lookahead_depth = 1        # actions since the root: the rest of the observer's turn
         self._clear()
@@ -87,7 +84,6 @@ cdef class Tree:
         free(self.keys)
         free(self.vals)
         free(self.prior_pool)
-        free(self.prior_values)
 
     cdef void _clear(self):
         memset(self.keys, 0, self.hcap * sizeof(uint64_t))
@@ -101,8 +97,7 @@ cdef class Tree:
 
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, eval_weights, double prior_visits=0.0, bint rollout_settle=False,
-                  double commit_widen_base=-1.0, double commit_widen_coef=-1.0, double rollout_rounds=0.0):
+                  bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -111,12 +106,8 @@ cdef class Tree:
         self.params.rollout_depth = rollout_depth
         self.params.rollout_epsilon = rollout_epsilon
         self.params.rollout_greedy = 1 if rollout_greedy else 0
-        self.params.prior_visits = prior_visits
         self.params.rollout_settle = 1 if rollout_settle else 0
         self.params.rollout_rounds = rollout_rounds
-        # negative: commitments widen like every other decision
-        self.params.commit_widen_base = commit_widen_base if commit_widen_base >= 0 else widen_base
-        self.params.commit_widen_coef = commit_widen_coef if commit_widen_coef >= 0 else widen_coef
         self.params.eval = eval_params_from(eval_weights)
 
     def reset(self, CoreState state, int observer, uint64_t seed):
@@ -165,7 +156,6 @@ cdef class Tree:
         nd.first_child = -1
         nd.next_sibling = -1
         nd.prior_off = -1
-        nd.prior_value = -1.0
         if parent >= 0:
             nd.next_sibling = self.nodes[parent].first_child
             self.nodes[parent].first_child = idx
@@ -293,7 +283,7 @@ cdef class Tree:
         return sig
 
     cdef bint _cached_order(self, GameState* s, int32_t* legal, int n, int node, int actions,
-                            int32_t* out, float* out_values) noexcept nogil:
+                            int32_t* out) noexcept nogil:
         """Use (or build) a node's look-ahead order for the observer's own decisions near the root.
 
         Near is counted in actions since the root, not in tree depth: the
@@ -303,6 +293,7 @@ cdef class Tree:
         """
         cdef Node* nd = &self.nodes[node]
         cdef uint64_t sig
+        cdef float values[MAX_ACTIONS]
         if (s.to_act != self.observer or s.phase != PH_ACTION or actions > self.lookahead_depth
                 or node == self.root or nd.visits < 1):
             return False
@@ -311,35 +302,30 @@ cdef class Tree:
             if nd.prior_n != n or nd.prior_sig != sig:
                 return False
             memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
-            memcpy(out_values, &self.prior_values[nd.prior_off], n * sizeof(float))
             return True
         while self.prior_used + n > self.prior_cap:
             self.prior_cap *= 2
             self.prior_pool = <int32_t*>realloc(self.prior_pool, self.prior_cap * sizeof(int32_t))
-            self.prior_values = <float*>realloc(self.prior_values, self.prior_cap * sizeof(float))
             nd = &self.nodes[node]
-        self._lookahead(s, &self.prior_pool[self.prior_used], &self.prior_values[self.prior_used])
+        self._lookahead(s, &self.prior_pool[self.prior_used], values)
         nd.prior_off = self.prior_used
         nd.prior_n = n
         nd.prior_sig = sig
         self.prior_used += n
         memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
-        memcpy(out_values, &self.prior_values[nd.prior_off], n * sizeof(float))
         return True
 
-    cdef bint _order(self, GameState* s, int32_t* legal, int n, int node, int actions, int32_t* out,
-                     float* out_values) noexcept nogil:
-        """Write the legal decisions in prior order (ties rotated per node); return whether look-ahead values were written."""
+    cdef void _order(self, GameState* s, int32_t* legal, int n, int node, int actions, int32_t* out) noexcept nogil:
+        """Write the legal decisions best first: by the look-ahead near the root, else by the cheap prior (ties rotated per node)."""
         cdef int8_t sc[MAX_ACTIONS]
         cdef int count[16]
         cdef int start[16]
         cdef int i, b, k = 0, m, off, j
         if node == self.root and self.root_n == n:
             memcpy(out, self.root_order, n * sizeof(int32_t))
-            memcpy(out_values, self.root_values, n * sizeof(float))
-            return True
-        if self._cached_order(s, legal, n, node, actions, out, out_values):
-            return True
+            return
+        if self._cached_order(s, legal, n, node, actions, out):
+            return
         score_actions(s, legal, n, sc)
         memset(count, 0, sizeof(count))
         for i in range(n):
@@ -359,7 +345,6 @@ cdef class Tree:
                 if sc[i] == b:
                     out[start[b] + (j + off) % m] = legal[i]
                     j += 1
-        return False
 
     cdef inline void _rollout(self, GameState* det, int decisions) noexcept nogil:
         """Play up to `decisions` decisions by the rollout policy."""
@@ -372,7 +357,6 @@ cdef class Tree:
         cdef GameState det
         cdef int32_t legal[MAX_ACTIONS]
         cdef int32_t order[MAX_ACTIONS]
-        cdef float values[MAX_ACTIONS]
         cdef int path[4096]
         cdef float rewards[MAX_PLAYERS]
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
@@ -382,10 +366,7 @@ cdef class Tree:
         if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
             rounds = 1.0 if self.root_state.players >= 3 else 0.0
         horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
-        cdef int32_t best_action
-        cdef float best_value
-        cdef bint valued
-        cdef double best, ucb, mean, n0 = self.params.prior_visits, c = self.params.exploration
+        cdef double best, ucb, mean, c = self.params.exploration
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
         redeal_hidden(&det, self.observer, &self.rng)
@@ -393,44 +374,18 @@ cdef class Tree:
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             n = gen_legal(&det, legal)
             actor = det.to_act
-            valued = self._order(&det, legal, n, node, actions, order, values) and n0 > 0
-            if det.phase in (PH_REVOLT_ATTACK, PH_WAR_ATTACK, PH_REVOLT_DEFEND, PH_WAR_DEFEND):
-                allowed = <int>(self.params.commit_widen_base + self.params.commit_widen_coef
-                                * pow(self.nodes[node].visits, self.params.widen_exponent))
-            else:
-                allowed = <int>(self.params.widen_base + self.params.widen_coef
-                                * pow(self.nodes[node].visits, self.params.widen_exponent))
+            self._order(&det, legal, n, node, actions, order)
+            allowed = <int>(self.params.widen_base + self.params.widen_coef
+                            * pow(self.nodes[node].visits, self.params.widen_exponent))
             if allowed < 1:
                 allowed = 1
             if allowed > n:
                 allowed = n
             untried = -1
             best_child = -1
-            best_action = -1
-            best_value = -1.0
             best = -1e300
             for i in range(allowed):
                 child = self._lookup(node, order[i])
-                if valued:
-                    # a look-ahead value counts as n0 visits, so a decision is tried
-                    # only when its value or its uncertainty earns it
-                    if child < 0:
-                        ucb = values[i] + c * sqrt(log(<double>self.nodes[node].visits + 1.0) / n0)
-                        if ucb > best:
-                            best = ucb
-                            best_child = -1
-                            best_action = order[i]
-                            best_value = values[i]
-                        continue
-                    nd = &self.nodes[child]
-                    nd.avail += 1
-                    mean = (nd.reward[actor] + n0 * values[i]) / (nd.visits + n0)
-                    ucb = mean + c * sqrt(log(<double>nd.avail) / (nd.visits + n0))
-                    if ucb > best:
-                        best = ucb
-                        best_child = child
-                        best_action = order[i]
-                    continue
                 if child < 0:
                     if untried < 0:
                         untried = order[i]
@@ -446,8 +401,6 @@ cdef class Tree:
                 if ucb > best:
                     best = ucb
                     best_child = child
-            if valued and best_child < 0:
-                untried = best_action
             if det.phase == PH_ACTION:
                 actions += 1
             if untried >= 0:
@@ -455,8 +408,6 @@ cdef class Tree:
                 if child < 0:
                     child = self._new_node(node, untried, actor)
                     self.nodes[child].avail = 1
-                    if valued:
-                        self.nodes[child].prior_value = best_value
                 apply_unchecked(&det, untried)
                 depth += 1
                 path[depth] = child

@@ -38,11 +38,10 @@ HIDDEN = ("public facts only: no term reads a hand or the bag's contents; the st
 NEED_TIE = 1e-4             # needs this close are a tie (float rounding in the kernel)
 
 # the terms that add up to a seat's value, in the order they are shown
-TERMS = ("colours", "weakest", "leaders", "kings", "wonder", "catastrophes", "exposure")
+TERMS = ("colours", "weakest", "leaders", "kings", "wonder", "catastrophes")
 TERM_WORDS = {"colours": "its colour totals", "weakest": "its weakest colour",
               "leaders": "its leaders' prospects", "kings": "its king's pull to its neediest colour",
-              "wonder": "its king at the wonder", "catastrophes": "the catastrophes it holds",
-              "exposure": "wars one tile away"}
+              "wonder": "its king at the wonder", "catastrophes": "the catastrophes it holds"}
 
 
 def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParams()) -> dict:
@@ -129,8 +128,7 @@ def _seat_terms(p: int, obs: dict, plain: dict, root: dict) -> dict:
         "need": dict(zip(COLOURS, t["need"])),
         "neediest": _colour(neediest),
         "terms": {"colours": t["concave"], "weakest": t["weakest_bonus"], "leaders": t["leaders"],
-                  "kings": t["kings"], "wonder": t["wonder"], "catastrophes": t["catastrophes"],
-                  "exposure": t["exposure"]},
+                  "kings": t["kings"], "wonder": t["wonder"], "catastrophes": t["catastrophes"]},
         "leader_parts": dict(t["leader_parts"]),
         "leaders": leaders,
         "value": t["value"], "opponents": t["value"] - t["margin"], "margin": t["margin"],
@@ -144,10 +142,10 @@ def _seat_terms(p: int, obs: dict, plain: dict, root: dict) -> dict:
 
 # column headings of the terms, and what they mean (the legend under the table)
 HEADINGS = {"colours": "colours", "weakest": "bonus", "leaders": "leaders", "kings": "kings",
-            "wonder": "wonder", "catastrophes": "cats", "exposure": "exposure"}
+            "wonder": "wonder", "catastrophes": "cats"}
 LEGEND = ("colours: tau*(1-exp(-x/tau)) summed over the colour totals; bonus: min_bonus * the weakest; "
           "leaders: need * prospect of each leader; kings: king * the largest need; wonder: as much again "
-          "for a king in the wonder's kingdom; cats: catastrophes in hand; exposure: wars one tile away; "
+          "for a king in the wonder's kingdom; cats: catastrophes in hand; "
           "value: their sum; margin: value less the opponents'; end: the end nearing, at the root; "
           "reward: the evaluation's reward (0..1)")
 
@@ -155,9 +153,8 @@ LEGEND = ("colours: tau*(1-exp(-x/tau)) summed over the colour totals; bonus: mi
 def format_explanation(data: dict) -> str:
     """Return an explanation as a text table (one row per seat) and one line of words per seat."""
     seats = data["seats"]
-    shown = [k for k in TERMS if k not in ("wonder", "exposure")
-             or any(abs(s["terms"][k]) > 0 for s in seats)
-             or (k == "wonder" and "wonder" in data["variants"])]
+    shown = [k for k in TERMS if k != "wonder" or "wonder" in data["variants"]
+             or any(abs(s["terms"][k]) > 0 for s in seats)]
     width = {k: max(7, len(HEADINGS[k]) + 1) for k in shown}
     head = (f"{'seat':>4}  {'k':>2}{'r':>3}{'b':>3}{'g':>3}{'+t':>4}  {'weakest':<9}"
             + "".join(f"{HEADINGS[k]:>{width[k]}}" for k in shown)

@@ -77,24 +77,25 @@ def check_against_the_evaluation(state: engine.State, params: SearchParams, seen
 def test_the_terms_add_up_to_what_evaluate_returns(players, seeds, variants):
     """Per seat: the terms sum to the value, the reward is evaluate's exactly, on random positions of 2-4 players and the variants."""
     seen: set = set()
-    params = SearchParams().with_changes(exposure=0.5)     # exposure is off by default: count it too
+    params = SearchParams()
     n = 0
     for seed in seeds:
         for state in positions(players, seed, variants):
             check_against_the_evaluation(state, params, seen)
             n += 1
     assert n >= 10
-    expected = {"colours", "weakest", "leaders", "kings", "catastrophes", "exposure", "temples", "supporters",
+    expected = {"colours", "weakest", "leaders", "kings", "catastrophes", "temples", "supporters",
                 "treasure"}
     if variants:
         expected |= {"wonder", "building"}
     assert expected <= seen, f"never exercised: {expected - seen}"
 
 
-def test_the_default_weights_reproduce_evaluate_too():
-    """With the search's default weights (exposure off) the explanation's rewards are evaluate's."""
+def test_other_weights_reproduce_evaluate_too():
+    """With weights other than the defaults (logistic on zero, heavier kings) the explanation's rewards are evaluate's."""
+    params = SearchParams().with_changes(eval_centre=0.0, king=1.5, opponents_max=1.0)
     for state in positions(3, 11, VARIANTS, every=25):
-        check_against_the_evaluation(state, SearchParams(), set())
+        check_against_the_evaluation(state, params, set())
 
 
 def test_other_hands_and_the_bag_change_nothing():

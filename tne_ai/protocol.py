@@ -629,7 +629,7 @@ def eval_line(reply: dict) -> str:
                    f"need {_f4s(s['need'].values())} colours {_f4(terms['colours'])} "
                    f"bonus {_f4(terms['weakest'])} leaders {_f4(terms['leaders'])} kings {_f4(terms['kings'])} "
                    f"wonder {_f4(terms['wonder'])} catastrophes {_f4(terms['catastrophes'])} "
-                   f"exposure {_f4(terms['exposure'])} value {_f4(s['value'])} margin {_f4(s['margin'])} "
+                   f"value {_f4(s['value'])} margin {_f4(s['margin'])} "
                    f"end {_f4(s['end'])} reward {_f4(s['reward'])}")
     return " ".join(out)
 
