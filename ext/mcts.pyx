@@ -49,6 +49,8 @@ cdef class Tree:
     cdef int32_t* vals
     cdef int hcap
     cdef int hcount
+    cdef size_t max_bytes           # memory limit of nodes, hash table and order pool; 0: none
+    cdef public bint full           # the limit was reached: the tree stopped growing
     cdef int root
     cdef GameState root_state
     cdef int observer
@@ -90,6 +92,7 @@ cdef class Tree:
         self.hcount = 0
         self.n_nodes = 0
         self.prior_used = 0
+        self.full = False
         self.root = self._new_node(-1, -1, -1)
         self.iterations_done = 0
         self.leaf_actions_min = 1 << 30
@@ -109,6 +112,16 @@ cdef class Tree:
         self.params.rollout_settle = 1 if rollout_settle else 0
         self.params.rollout_rounds = rollout_rounds
         self.params.eval = eval_params_from(eval_weights)
+
+    def set_memory_limit(self, size_t max_bytes):
+        """Bound the tree's memory (nodes, hash table, order pool) to max_bytes; 0 lifts the bound.
+
+        At the bound the tree stops adding nodes: iterations go on through
+        the nodes it has (their statistics keep improving) and roll out from
+        the first decision that has no node, and `full` turns true. A bound
+        below what the tree already holds stops growth at once.
+        """
+        self.max_bytes = max_bytes
 
     def reset(self, CoreState state, int observer, uint64_t seed):
         """Start a new tree searching `state` from `observer`'s point of view."""
@@ -140,12 +153,64 @@ cdef class Tree:
 
     # ------------------------------------------------------------ storage
 
+    cdef inline size_t _bytes(self, size_t cap, size_t hcap, size_t prior_cap) noexcept nogil:
+        return cap * sizeof(Node) + hcap * (sizeof(uint64_t) + sizeof(int32_t)) + prior_cap * sizeof(int32_t)
+
+    cdef inline bint _fits(self, size_t cap, size_t hcap, size_t prior_cap) noexcept nogil:
+        return self.max_bytes == 0 or self._bytes(cap, hcap, prior_cap) <= self.max_bytes
+
+    cdef bint _grow_hash(self) noexcept nogil:
+        """Double the hash table, within the memory limit; return False (table unchanged) if it cannot."""
+        cdef int i, old_cap = self.hcap
+        cdef uint64_t* old_keys = self.keys
+        cdef int32_t* old_vals = self.vals
+        cdef uint64_t* keys
+        cdef int32_t* vals
+        if not self._fits(self.cap, 2 * <size_t>old_cap, self.prior_cap):
+            return False
+        keys = <uint64_t*>malloc(2 * old_cap * sizeof(uint64_t))
+        vals = <int32_t*>malloc(2 * old_cap * sizeof(int32_t))
+        if keys == NULL or vals == NULL:
+            free(keys)
+            free(vals)
+            return False
+        self.keys, self.vals, self.hcap = keys, vals, 2 * old_cap
+        memset(self.keys, 0, self.hcap * sizeof(uint64_t))
+        self.hcount = 0
+        for i in range(old_cap):
+            if old_keys[i]:
+                self._insert(old_keys[i], old_vals[i])
+        free(old_keys)
+        free(old_vals)
+        return True
+
+    cdef bint _grow_nodes(self) noexcept nogil:
+        """Enlarge the node array (double, or what the limit leaves); return False (unchanged) if it cannot."""
+        cdef size_t new_cap = 2 * <size_t>self.cap, room
+        cdef Node* nodes
+        if self.max_bytes and not self._fits(new_cap, self.hcap, self.prior_cap):
+            room = self._bytes(self.cap, self.hcap, self.prior_cap)
+            if room >= self.max_bytes:
+                return False
+            new_cap = self.cap + (self.max_bytes - room) // sizeof(Node)
+            if new_cap <= <size_t>self.cap:
+                return False
+        nodes = <Node*>realloc(self.nodes, new_cap * sizeof(Node))
+        if nodes == NULL:
+            return False
+        self.nodes, self.cap = nodes, <int>new_cap
+        return True
+
     cdef int _new_node(self, int parent, int action, int actor) noexcept nogil:
+        """Add a node; return its index, or -1 when the memory limit (or malloc) leaves no room (then `full`)."""
         cdef Node* nd
         cdef int idx
-        if self.n_nodes == self.cap:
-            self.cap *= 2
-            self.nodes = <Node*>realloc(self.nodes, self.cap * sizeof(Node))
+        if parent >= 0 and 2 * (self.hcount + 1) > self.hcap and not self._grow_hash():
+            self.full = True
+            return -1
+        if self.n_nodes == self.cap and not self._grow_nodes():
+            self.full = True
+            return -1
         idx = self.n_nodes
         self.n_nodes += 1
         nd = &self.nodes[idx]
@@ -166,24 +231,8 @@ cdef class Tree:
         return <int>((key * 0x9E3779B97F4A7C15ULL) >> 40) & (self.hcap - 1)
 
     cdef void _insert(self, uint64_t key, int32_t val) noexcept nogil:
-        cdef int i, old_cap
-        cdef uint64_t* old_keys
-        cdef int32_t* old_vals
-        if 2 * (self.hcount + 1) > self.hcap:
-            old_cap = self.hcap
-            old_keys = self.keys
-            old_vals = self.vals
-            self.hcap *= 2
-            self.keys = <uint64_t*>malloc(self.hcap * sizeof(uint64_t))
-            self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
-            memset(self.keys, 0, self.hcap * sizeof(uint64_t))
-            self.hcount = 0
-            for i in range(old_cap):
-                if old_keys[i]:
-                    self._insert(old_keys[i], old_vals[i])
-            free(old_keys)
-            free(old_vals)
-        i = self._slot(key)
+        """Insert into the hash table (the caller made room: _new_node grows it first)."""
+        cdef int i = self._slot(key)
         while self.keys[i] != 0:
             i = (i + 1) & (self.hcap - 1)
         self.keys[i] = key
@@ -303,16 +352,31 @@ cdef class Tree:
                 return False
             memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
             return True
-        while self.prior_used + n > self.prior_cap:
-            self.prior_cap *= 2
-            self.prior_pool = <int32_t*>realloc(self.prior_pool, self.prior_cap * sizeof(int32_t))
-            nd = &self.nodes[node]
+        if not self._grow_pool(n):
+            return False            # at the memory limit: the cheap prior orders this node
         self._lookahead(s, &self.prior_pool[self.prior_used], values)
         nd.prior_off = self.prior_used
         nd.prior_n = n
         nd.prior_sig = sig
         self.prior_used += n
         memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
+        return True
+
+    cdef bint _grow_pool(self, int n) noexcept nogil:
+        """Make room for n more entries of the order pool, within the memory limit; return False if it cannot."""
+        cdef size_t new_cap = self.prior_cap
+        cdef int32_t* pool
+        while self.prior_used + n > new_cap:
+            new_cap *= 2
+        if new_cap == <size_t>self.prior_cap:
+            return True
+        if not self._fits(self.cap, self.hcap, new_cap):
+            self.full = True
+            return False
+        pool = <int32_t*>realloc(self.prior_pool, new_cap * sizeof(int32_t))
+        if pool == NULL:
+            return False
+        self.prior_pool, self.prior_cap = pool, <int>new_cap
         return True
 
     cdef void _order(self, GameState* s, int32_t* legal, int n, int node, int actions, int32_t* out) noexcept nogil:
@@ -360,6 +424,7 @@ cdef class Tree:
         cdef int path[4096]
         cdef float rewards[MAX_PLAYERS]
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
+        cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
         cdef double rounds = self.params.rollout_rounds
         cdef int horizon
@@ -382,6 +447,7 @@ cdef class Tree:
             if allowed > n:
                 allowed = n
             untried = -1
+            unvisited = -1
             best_child = -1
             best = -1e300
             for i in range(allowed):
@@ -395,22 +461,33 @@ cdef class Tree:
                 if nd.visits == 0:
                     if untried < 0:
                         untried = order[i]
+                    if unvisited < 0:
+                        unvisited = order[i]
                     continue
                 mean = nd.reward[actor] / nd.visits
                 ucb = mean + c * sqrt(log(<double>nd.avail) / nd.visits)
                 if ucb > best:
                     best = ucb
                     best_child = child
+            if self.full and untried >= 0 and self._lookup(node, untried) < 0:
+                # no room for its node: try a child that has one, else descend the best,
+                # and roll out from a decision without a node only where no child exists
+                if unvisited >= 0:
+                    untried = unvisited
+                elif best_child >= 0:
+                    untried = -1
             if det.phase == PH_ACTION:
                 actions += 1
             if untried >= 0:
                 child = self._lookup(node, untried)
                 if child < 0:
                     child = self._new_node(node, untried, actor)
-                    self.nodes[child].avail = 1
+                    if child >= 0:
+                        self.nodes[child].avail = 1
                 apply_unchecked(&det, untried)
-                depth += 1
-                path[depth] = child
+                if child >= 0:          # else the tree is full: roll out from here, back up the path
+                    depth += 1
+                    path[depth] = child
                 break
             apply_unchecked(&det, self.nodes[best_child].action)
             node = best_child
@@ -476,8 +553,8 @@ cdef class Tree:
         return self.n_nodes
 
     def bytes_used(self):
-        """Return the memory held by the tree (nodes and hash table), in bytes."""
-        return self.cap * sizeof(Node) + self.hcap * (sizeof(uint64_t) + sizeof(int32_t))
+        """Return the memory held by the tree (nodes, hash table and order pool), in bytes."""
+        return self._bytes(self.cap, self.hcap, self.prior_cap)
 
     @staticmethod
     def node_size():

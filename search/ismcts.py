@@ -79,6 +79,8 @@ class SearchResult:
     seconds: float
     nodes: int
     workers: int
+    tree_bytes: int = 0             # memory the tree(s) hold
+    tree_full: bool = False         # a tree reached SearchParams.tree_memory_mb and stopped growing
 
     @property
     def iterations_per_second(self) -> float:
@@ -111,7 +113,7 @@ def _run_tree(tree: Tree, limits: Limits, stop_event=None, progress=None, observ
     start = time.perf_counter()
     deadline = start + limits.seconds if limits.seconds else None
     done = 0
-    while True:
+    while stop_event is None or not stop_event.is_set():
         budget = CHUNK
         if limits.iterations is not None:
             budget = min(budget, limits.iterations - done)
@@ -143,17 +145,18 @@ def _worker_init(stop_event) -> None:
 
 def _worker_search(job: tuple) -> tuple:
     """Search one independent tree in a worker process; return its root statistics."""
-    observation, seat, params, iterations, seconds, seed = job
+    observation, seat, params, iterations, seconds, seed, workers = job
     state = world_from_observation(observation, seat, seed)
     tree = Tree()
-    params.configure(tree)
+    params.configure(tree, workers)
     tree.reset(state, seat, seed)
     watcher = _StopWatcher(tree, _WORKER_STOP)
     try:
         done = _run_tree(tree, Limits(iterations, seconds), _WORKER_STOP)
     finally:
         watcher.close()
-    return done, _children_stats(tree, seat), tree.root_value(), tree.root_visits(), tree.node_count
+    return (done, _children_stats(tree, seat), tree.root_value(), tree.root_visits(), tree.node_count,
+            tree.bytes_used(), tree.full)
 
 
 class _StopWatcher:
@@ -189,13 +192,19 @@ class ISMCTS:
         self._tree_seat = -1
         self._pool = None
         self._stop_event = None
-        self._stopping = threading.Event()
+        self._token: Optional[threading.Event] = None   # the running search's stop token
 
     # ------------------------------------------------------------ control
 
     def stop(self) -> None:
-        """Make a running search return as soon as possible (from another thread)."""
-        self._stopping.set()
+        """Make the running search return as soon as possible (from another thread).
+
+        A stop that must not be lost when it lands before the search begins
+        goes through the search's own token (`search(stop_token=...)`).
+        """
+        token = self._token
+        if token is not None:
+            token.set()
         if self._tree is not None:
             self._tree.stop()
         if self._stop_event is not None:
@@ -222,26 +231,34 @@ class ISMCTS:
 
     def search(self, observation: dict, seat: int, limits: Limits = Limits(iterations=1000),
                seed: int = 0, reuse: Optional[list] = None,
-               progress: Optional[Callable] = None) -> SearchResult:
+               progress: Optional[Callable] = None,
+               stop_token: Optional[threading.Event] = None) -> SearchResult:
         """Search the decision for `seat` from its observation; return the statistics.
 
         `reuse`: the decisions taken since the previous search of this object,
         when the caller knows the kept tree is still this seat's information
         set (see ISMCTSAgent); otherwise a fresh tree is built.
+        `stop_token`: an Event belonging to this search; once set (before the
+        search begins or during it) the search returns what it has, and
+        raises SearchError if that is not one iteration.
         """
         if limits.iterations is None and limits.seconds is None:
             raise SearchError("give the search an iteration or a time limit")
         state = world_from_observation(observation, seat, seed)
-        self._stopping.clear()
+        token = stop_token if stop_token is not None else threading.Event()
+        self._token = token
         start = time.perf_counter()
-        if self.workers == 1:
-            result = self._search_single(state, seat, limits, seed, reuse, progress)
-        else:
-            result = self._search_parallel(observation, seat, limits, seed)
+        try:
+            if self.workers == 1:
+                result = self._search_single(state, seat, limits, seed, reuse, progress, token)
+            else:
+                result = self._search_parallel(observation, seat, limits, seed, token)
+        finally:
+            self._token = None
         result.seconds = time.perf_counter() - start
         return result
 
-    def _search_single(self, state, seat, limits, seed, reuse, progress) -> SearchResult:
+    def _search_single(self, state, seat, limits, seed, reuse, progress, token) -> SearchResult:
         tree = self._tree
         kept = False
         if (reuse is not None and self.params.reuse_tree and tree is not None
@@ -252,37 +269,43 @@ class ISMCTS:
             self.params.configure(tree)
             tree.reset(state, seat, seed)
         self._tree, self._tree_seat = tree, seat
-        if self._stopping.is_set():
+        # after the tree is published and its stop flag reset: a stop() before this
+        # line set the token, one after it reaches the tree
+        if token.is_set():
             tree.stop()
 
         def report(done, elapsed, t):
             if progress is not None:
                 progress(self._result(_children_stats(t, seat), t.root_value(), seat,
-                                      done, elapsed, t.node_count, 1))
+                                      done, elapsed, t.node_count, 1, t.bytes_used(), t.full))
 
-        done = _run_tree(tree, limits, None, report if progress else None, seat)
+        done = _run_tree(tree, limits, token, report if progress else None, seat)
         return self._result(_children_stats(tree, seat), tree.root_value(), seat,
-                            done, 0.0, tree.node_count, 1)
+                            done, 0.0, tree.node_count, 1, tree.bytes_used(), tree.full)
 
-    def _search_parallel(self, observation, seat, limits, seed) -> SearchResult:
+    def _search_parallel(self, observation, seat, limits, seed, token) -> SearchResult:
         if self._pool is None:
             ctx = mp.get_context("spawn")
             self._stop_event = ctx.Event()
             self._pool = ctx.Pool(self.workers, initializer=_worker_init, initargs=(self._stop_event,))
         self._stop_event.clear()
+        if token.is_set():          # a stop() that landed before the clear
+            self._stop_event.set()
         jobs = []
         for w in range(self.workers):
             its = None
             if limits.iterations is not None:
                 its = limits.iterations // self.workers + (1 if w < limits.iterations % self.workers else 0)
                 its = max(its, 1)
-            jobs.append((observation, seat, self.params, its, limits.seconds, worker_seed(seed, w)))
+            jobs.append((observation, seat, self.params, its, limits.seconds, worker_seed(seed, w), self.workers))
         outs = self._pool.map(_worker_search, jobs)
-        merged, done, nodes = {}, 0, 0
+        merged, done, nodes, tree_bytes, full = {}, 0, 0, 0, False
         value, root_visits = None, 0
-        for ran, stats, root_value, visits, n_nodes in outs:
+        for ran, stats, root_value, visits, n_nodes, n_bytes, worker_full in outs:
             done += ran
             nodes += n_nodes
+            tree_bytes += n_bytes
+            full = full or worker_full
             if value is None:
                 value = [0.0] * len(root_value)
             for p, v in enumerate(root_value):
@@ -298,10 +321,11 @@ class ISMCTS:
                     m[4], m[5] = pv, v
         value = [v / root_visits for v in value] if root_visits else value
         stats = {a: m[:5] for a, m in merged.items()}
-        return self._result(stats, value, seat, done, 0.0, nodes, self.workers)
+        return self._result(stats, value, seat, done, 0.0, nodes, self.workers, tree_bytes, full)
 
     def _result(self, stats: dict, root_value: list, seat: int, iterations: int,
-                seconds: float, nodes: int, workers: int) -> SearchResult:
+                seconds: float, nodes: int, workers: int, tree_bytes: int = 0,
+                tree_full: bool = False) -> SearchResult:
         cands = []
         for action, (visits, avail, rewards, reward_sq, pv) in stats.items():
             if visits == 0:
@@ -320,7 +344,7 @@ class ISMCTS:
             cands.sort(key=lambda c: (-c.mean, -c.visits, c.action))
         best = cands[0]
         return SearchResult(best.action, best.move, cands, root_value, iterations, seconds,
-                            nodes, workers)
+                            nodes, workers, tree_bytes, tree_full)
 
 
 class ISMCTSAgent(Agent):

@@ -7,6 +7,9 @@ from typing import Optional
 from search.agent import SearchError
 
 
+MIB = 1 << 20
+
+
 @dataclass(frozen=True)
 class SearchParams:
     """Parameters of the ISMCTS search; docs/strength.md holds how each default was measured."""
@@ -59,6 +62,9 @@ class SearchParams:
     final_move: str = "visits"
     # Keep the subtree between the two actions of a turn when it is valid.
     reuse_tree: bool = True
+    # Memory of the tree in MiB (shared out among the workers); at the limit
+    # it stops growing and iterations go on through the nodes it has.
+    tree_memory_mb: int = 1024
 
     def __post_init__(self):
         if self.rollout_policy not in ("greedy", "uniform"):
@@ -67,6 +73,9 @@ class SearchParams:
             raise SearchError(f"final_move must be 'visits' or 'mean', got {self.final_move!r}")
         if self.rollout_depth < 0 or (self.rollout_rounds is not None and self.rollout_rounds < 0):
             raise SearchError(f"rollout_depth and rollout_rounds must be >= 0, got {self.rollout_depth}, {self.rollout_rounds}")
+        if (isinstance(self.tree_memory_mb, bool) or not isinstance(self.tree_memory_mb, int)
+                or self.tree_memory_mb < 1):
+            raise SearchError(f"tree_memory_mb must be an int >= 1, got {self.tree_memory_mb!r}")
         if self.eval_scale <= 0 or self.exploration < 0:
             raise SearchError("eval_scale must be > 0 and exploration >= 0")
 
@@ -78,8 +87,9 @@ class SearchParams:
                 raise SearchError(f"unknown search parameter {k!r}")
         return replace(self, **changes)
 
-    def configure(self, tree) -> None:
-        """Hand the kernel's share of the knobs to an ext.mcts.Tree."""
+    def configure(self, tree, workers: int = 1) -> None:
+        """Hand the kernel's share of the knobs to an ext.mcts.Tree (one of `workers` trees)."""
+        tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
                        self.eval_weights(), self.rollout_settle,

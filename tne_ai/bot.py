@@ -48,7 +48,6 @@ SLICE_GROWTH = 16               # ... or of the iterations (time) so far / 16: e
                                 # the whole tree's statistics, which grows with the tree
 MIN_SLICE_SECONDS = 0.002       # less time than this left: not worth building another world
 IDLE_SLICE_SECONDS = 1.0        # the slice of an infinite search when no info reports are asked for
-STOP_POLL_SECONDS = 0.005       # how often `stop` repeats itself until the search thread has ended
 LATE_START_SECONDS = 0.005      # first guess of the time from the search deadline to the written bestmove
 LATE_MAX_SECONDS = 0.05
 LATE_DECAY = 0.9                # the guess follows the worst recent lateness, forgetting it slowly
@@ -222,7 +221,7 @@ class BotSession:
         if self.options[spec.name] == value:
             return True
         self.options[spec.name] = value
-        if spec.name in ("Workers", "Exploration", "RolloutDepth"):
+        if spec.name in ("Workers", "Exploration", "RolloutDepth", "TreeMemory"):
             self._searcher.close()
             self._searcher = self._new_searcher()
             self._since = None
@@ -373,7 +372,8 @@ class BotSession:
     def _params(self) -> SearchParams:
         # the kernel always may keep its tree; ReuseTree decides whether the session offers one
         return SearchParams(exploration=self.options["Exploration"],
-                            rollout_depth=self.options["RolloutDepth"], reuse_tree=True)
+                            rollout_depth=self.options["RolloutDepth"], reuse_tree=True,
+                            tree_memory_mb=self.options["TreeMemory"])
 
     def _new_searcher(self) -> ISMCTS:
         searcher = ISMCTS(self._params(), self.options["Workers"])
@@ -459,12 +459,12 @@ class BotSession:
     # ------------------------------------------------------------ searching
 
     def _stop_and_join(self, job: SearchJob) -> None:
+        # job.stop is every slice's stop token: a stop that lands before a slice
+        # begins, or between two, is seen by it; one during a slice stops its tree
         job.stop.set()
-        # a stop that lands between two slices, or before the first, is cleared by the next
-        # search call: repeat it until the thread is gone
-        while job.thread is not None and job.thread.is_alive():
-            self._searcher.stop()
-            job.thread.join(STOP_POLL_SECONDS)
+        self._searcher.stop()
+        if job.thread is not None:
+            job.thread.join()
 
     def _search_main(self, job: SearchJob) -> None:
         try:
@@ -501,7 +501,8 @@ class BotSession:
             seconds = None if job.deadline is None else max(job.deadline - time.perf_counter(), 1e-3)
             if job.limit is None and seconds is None:
                 seconds = 1e9       # infinite: until stop
-            job.result = searcher.search(job.observation, job.seat, Limits(job.limit, seconds), seed=job.seed)
+            job.result = searcher.search(job.observation, job.seat, Limits(job.limit, seconds), seed=job.seed,
+                                         stop_token=job.stop)
             job.iterations = job.result.iterations
             return
         reuse = job.reuse
@@ -523,7 +524,8 @@ class BotSession:
                 seconds = step if seconds is None else min(seconds, step)
             seed = (job.seed + k * _SLICE_SEED_STEP) & _MASK64
             try:
-                r = searcher.search(job.observation, job.seat, Limits(its, seconds), seed=seed, reuse=reuse)
+                r = searcher.search(job.observation, job.seat, Limits(its, seconds), seed=seed, reuse=reuse,
+                                    stop_token=job.stop)
             except SearchError:
                 return              # stopped before its first iteration
             reuse, k = [], k + 1
@@ -540,9 +542,12 @@ class BotSession:
         cands = [{"move": c.move, "action": c.action, "visits": c.visits, "avail": c.availability,
                   "mean": c.mean, "low": c.low, "high": c.high, "pv": [c.move] + list(c.pv)}
                  for c in result.candidates[:self.options["Candidates"]]]
-        return {"type": "info", "iterations": iterations,
-                "nps": int(iterations / elapsed) if elapsed > 0 else 0, "nodes": result.nodes,
-                "time": int(elapsed * 1000), "value": list(result.root_value), "candidates": cands}
+        reply = {"type": "info", "iterations": iterations,
+                 "nps": int(iterations / elapsed) if elapsed > 0 else 0, "nodes": result.nodes,
+                 "time": int(elapsed * 1000), "value": list(result.root_value), "candidates": cands}
+        if result.tree_full:
+            reply["treefull"] = result.tree_bytes
+        return reply
 
     def _fallback(self, job: SearchJob):
         """Return (action, move) when no iteration ran: the best decision by the one-step look-ahead."""

@@ -135,6 +135,7 @@ OPTIONS = (
     OptionSpec("InfoInterval", "spin", 500, 0, 3_600_000),  # ms between info reports (0: the last only)
     OptionSpec("MoveOverhead", "spin", 10, 0, 10_000),      # ms kept back from time limits for the transport
     OptionSpec("ReuseTree", "check", True),                 # keep the tree between the decisions of a turn
+    OptionSpec("TreeMemory", "spin", _DEFAULT_PARAMS.tree_memory_mb, 1, 1 << 20),  # MiB the tree may hold
 )
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}
 
@@ -590,6 +591,9 @@ def format_text(reply: dict) -> list:
     if t == "info":
         out = [f"info iterations {reply['iterations']} nps {reply['nps']} nodes {reply['nodes']} "
                f"time {reply['time']} value {'/'.join(_f4(v) for v in reply['value'])}"]
+        if "treefull" in reply:
+            out.append(f"info string tree full at {reply['treefull']} bytes (TreeMemory): "
+                       f"it no longer grows, its statistics still improve")
         for i, c in enumerate(reply["candidates"]):
             out.append(f"info candidate {i + 1} visits {c['visits']} avail {c['avail']} mean {_f4(c['mean'])} "
                        f"low {_f4(c['low'])} high {_f4(c['high'])} move {c['move']} pv {'; '.join(c['pv'])}")
