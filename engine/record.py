@@ -36,6 +36,7 @@ import re
 from engine.actions import COLOURS, VARIANTS, format_action, parse_action
 from engine.boards import BOARD_NAMES
 from engine.errors import EngineError, RecordError
+from engine.legality import why_illegal
 from engine.position import format_position, parse_position
 
 _HEADER_RE = re.compile(r"\[([a-z_][a-z0-9_]*)(?:\s+([^\]]*?))?\s*\]")
@@ -273,8 +274,12 @@ def replay_record(text: str, new_game, from_snapshot=None):
         try:
             state.apply(action)
         except EngineError as e:
+            try:        # the engine's words (engine.legality), whichever implementation replays
+                reason = why_illegal(before, action) or str(e)
+            except EngineError:
+                reason = str(e)
             raise RecordError(f"line {n}: illegal action {line!r} "
-                              f"(seat {before['to_act']} to act, phase {before['phase']}): {e}") from e
+                              f"(seat {before['to_act']} to act, phase {before['phase']}): {reason}") from e
         try:
             draws = drawn_tiles(before, state.snapshot())
         except RecordError as e:

@@ -12,6 +12,7 @@ from engine.boards import BOARD_NAMES, load_board
 import operator
 
 from engine.errors import ConsistencyError, EngineError, IllegalActionError, PositionError, shown
+from engine.legality import why_illegal
 from engine.position import check_snapshot
 
 for _bid, _name in enumerate(BOARD_NAMES):
@@ -71,10 +72,10 @@ class State(core.CoreState):
             text = A.format_action(action)
         except A.NotationError:
             return f"action {action} does not exist (0..{A.NUM_ACTIONS - 1})"
-        if self.is_terminal():
-            return f"illegal action {text!r}: the game is over"
-        return (f"illegal action {text!r} in phase {self.phase} "
-                f"for seat {self.to_act}")
+        reason = why_illegal(self.snapshot(), action)
+        if reason is None:      # the reasons disagree with the kernel: a bug, but say what we know
+            reason = f"not legal in phase {self.phase} for seat {self.to_act}"
+        return f"illegal action {text!r}: {reason}"
 
     def result(self) -> list:
         """Return each seat's rank, 0 = winner; full ties share a rank (R-END-2)."""

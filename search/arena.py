@@ -29,6 +29,7 @@ import engine
 from engine import actions as A
 from engine.actions import format_action
 from engine.info import observation
+from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.state import rank_scores, variant_bits
 from search.agent import Agent, Limits
@@ -185,7 +186,8 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
                 text = format_action(action)
             except Exception:  # noqa: BLE001 - not even an action
                 text = repr(action)
-            lose(seat, f"illegal decision {text!r} ({action!r}) in phase {state.phase}")
+            reason = why_illegal(state.snapshot(), action) or f"not legal in phase {state.phase}"
+            lose(seat, f"illegal decision {text!r}: {reason}")
             break
         if rec is not None:
             rec.apply(action)

@@ -371,7 +371,8 @@ def test_play_commitment_prompt_from_a_start_position(tmp_path):
     assert f"you hold {red}" in out
     for n in range(red + 1):
         assert f"commit {n}" in out                                # the options are listed
-    assert f"'commit {red + 1}' is not legal now: you can commit 0 to {red}" in out
+    held = f"only {red} red tile{'' if red == 1 else 's'}" if red else "no red tiles"
+    assert f"'commit {red + 1}' is not legal now: you hold {held}: commit 0" in out     # engine.legality's words
     assert "a tile is not a choice now" in out
     assert "you: commit 0" in out
     state, actions = _replayed(path)
@@ -516,13 +517,15 @@ def test_play_a_new_game_with_the_variants(tmp_path):
 
 
 @pytest.mark.parametrize("phase, wrong, reason, explained", [
-    ("building", "building k a1", "only the red building can go on the new red line",
+    ("building", "building k a1", "only the red building can go up now: the tile just placed on ",
      "made a line of 3 or more red tiles: you may put the red building on one of its squares"),
-    ("wonder", "wonder a1", "the wonder's centre is a square of a cross of five tiles",
+    ("wonder", "wonder a1", "the wonder's cross must hold the tile just placed on ",
      "completed a cross of five red tiles: you may build the wonder centred on"),
-    ("wonder_point", "building r a1", "a building is not a choice now; the choices are: wonderpoint",
+    ("wonder_point", "building r a1", "a building is not a choice now: the choices are wonderpoint k, "
+                                      "wonderpoint r, wonderpoint b, wonderpoint g.",
      "choose the colour of your wonder point"),
-    ("revolt_attack", "commit 5", "with English commitments you can commit 0 or 1",
+    ("revolt_attack", "commit 5", "English commitments (R-VAR-ENGLISH): commit 0 or commit 1 (exactly 1 to beat "
+                                  "the defender, or none).",
      "English commitments: commit exactly 1 (to beat the defender's strength) or 0"),
 ])
 def test_play_asks_and_explains_the_variant_decisions(tmp_path, phase, wrong, reason, explained):

@@ -257,7 +257,8 @@ def check_forfeits(res, n_forfeits: int, kind: str, reason: str) -> None:
 FORFEITS = [
     # (script and flags, control, games forfeited of 2, kind, reason)
     (("crash_engine.py", "--only-seat", "0"), Control(), 1, "crash", r"exited with status 3.*crashing on purpose"),
-    (("illegal_engine.py", "--only-seat", "1"), Control(), 1, "illegal", r"illegal move '[a-z0-9 ]+' in phase"),
+    (("illegal_engine.py", "--only-seat", "1"), Control(), 1, "illegal",
+     r"illegal move 'war k' \(seat 1 to act, phase action\): a war colour is not a choice now: the choices are "),
     (("garbage_engine.py", "--only-seat", "1"), Control(), 1, "garbled", r"garbled move 'tile z99 !!'"),
     (("good_engine.py", "--noise-at", "2", "--only-seat", "0"), Control(), 1, "garbled",
      r"garbled reply 'hello, I am not sure"),

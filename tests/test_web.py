@@ -205,7 +205,11 @@ def test_bad_messages_get_errors_and_the_game_goes_on(client):
                        if f"tile b {c}{r}" not in msg["legal"])
         ws.send_json({"type": "move", "move": illegal})
         err = ws.receive_json()
-        assert err["type"] == "error" and "not legal" in err["message"]
+        assert illegal == "tile b a1"
+        # the engine's reason (engine.legality), whichever applies to this hand
+        assert err["type"] == "error" and err["message"] in (
+            "'tile b a1' is not legal now: you hold no blue tile",
+            "'tile b a1' is not legal now: a1 is land: a blue tile goes only on a river square (R-TILE-1)")
         ws.send_json({"type": "ping", "t": 12})
         assert ws.receive_json() == {"type": "pong", "t": 12}
         # the game goes on: play until the engine is to act, then a move out of turn

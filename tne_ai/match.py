@@ -49,6 +49,7 @@ import click
 
 import engine
 from engine.actions import VARIANTS
+from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
@@ -406,8 +407,8 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
                     clocks[seat] = max(0.0, clocks[seat] - 1000 * reply.elapsed) + control.inc_ms
                 action, text = reply.action, reply.move
                 if action not in state.legal_actions():
-                    raise EngineFailure("illegal", f"illegal move {text!r} in phase {state.phase} "
-                                        f"(seat {seat} to act)", seat)
+                    raise EngineFailure("illegal", f"illegal move {text!r} (seat {seat} to act, phase "
+                                        f"{state.phase}): {why_illegal(state.snapshot(), action) or 'not legal'}", seat)
                 before = state.snapshot()
                 rec.apply(action)
                 after = state.snapshot()

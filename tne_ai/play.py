@@ -33,6 +33,7 @@ from engine import actions as A
 from engine.boards import SQUARES
 from engine.errors import NotationError
 from engine.info import observation
+from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.render import render
 from engine.view import events_for_seat
@@ -245,52 +246,6 @@ def explain(obs: dict, seat: int, legal: list = ()) -> str:
     return f"Phase {phase}: choose a decision."
 
 
-def why_not(obs: dict, action: int, legal: list) -> str:
-    """Return why a well-formed decision is not legal now, as far as the position tells."""
-    kind = A.kind(action)
-    kinds = {A.kind(a) for a in legal}
-    if kind not in kinds:
-        return f"a {kind} is not a choice now; the choices are: {', '.join(sorted(kinds))}"
-    if kind == "tile":
-        c = (action - A.TILE_BASE) // SQUARES
-        if obs["hand"][c] == 0:
-            return f"you hold no {A.COLOUR_NAMES[c]} tile"
-        return ("that square cannot take it (blue tiles go on river, the others on empty land, and a "
-                "tile may join at most two kingdoms)")
-    if kind == "leader":
-        return ("a leader goes on an empty land square next to a red temple, and may not join two "
-                "kingdoms")
-    if kind == "commit":
-        counts = sorted(a - A.COMMIT_BASE for a in legal if A.kind(a) == "commit")
-        if "english" in (obs.get("variants") or []):
-            return ("with English commitments you can commit " + " or ".join(map(str, counts))
-                    + " (nothing, or exactly what is needed)")
-        return f"you can commit 0 to {counts[-1]}"
-    if kind == "swap":
-        return "you can swap only tiles you hold (1 to 6)"
-    if kind == "cat":
-        bits = ["a leader", "a catastrophe", "a tile under a monument", "a treasure"]
-        if "buildings" in (obs.get("variants") or []):
-            bits.append("a tile under a building")
-        if "wonder" in (obs.get("variants") or []):
-            bits.append("the wonder")
-        return "a catastrophe may not go on " + ", ".join(bits[:-1]) + " or " + bits[-1]
-    if kind == "building":
-        options = sorted({(a - A.BUILDING_BASE) % SQUARES for a in legal if A.kind(a) == "building"})
-        c = (next(a for a in legal if A.kind(a) == "building") - A.BUILDING_BASE) // SQUARES
-        if (action - A.BUILDING_BASE) // SQUARES != c:
-            return f"only the {A.COLOUR_NAMES[c]} building can go on the new {A.COLOUR_NAMES[c]} line"
-        where = obs["buildings"][c]
-        longer = f", longer than the line it stands on at {square(where)}" if where >= 0 else ""
-        return (f"the {A.COLOUR_NAMES[c]} building goes on a square of the new line of 3 or more{longer}: "
-                f"{_line_squares(options)}")
-    if kind == "wonder":
-        options = [a - A.WONDER_BASE for a in legal if A.kind(a) == "wonder"]
-        return ("the wonder's centre is a square of a cross of five tiles of one colour that includes your "
-                f"tile: {_line_squares(options)}")
-    return "it is not among the legal choices"
-
-
 def variant_note(before: dict, action: int, after: dict) -> str:
     """Return a public remark on what a decision did to the variants' pieces (buildings, the wonder), else ''."""
     kind = A.kind(action)
@@ -422,7 +377,7 @@ class TerminalGame:
                           f"such as 'tile r f7', or 'help'.")
                 continue
             if action not in self.legal:
-                self.echo(f"{A.format_action(action)!r} is not legal now: {why_not(obs, action, self.legal)}. "
+                self.echo(f"{A.format_action(action)!r} is not legal now: {why_illegal(obs, action)}. "
                           f"'moves' lists the legal decisions.")
                 continue
             return action

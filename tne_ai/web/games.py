@@ -30,6 +30,7 @@ from engine import actions as A
 from engine.boards import BOARD_NAMES, COLS
 from engine.errors import EngineError, NotationError
 from engine.info import observation
+from engine.legality import why_illegal
 from engine.position import format_position, public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
 from engine.view import events_for_seat, letters
@@ -323,8 +324,7 @@ class Game:
         except (NotationError, EngineError) as e:
             raise GameError(f"cannot read {text.strip()[:40]!r}: {e}") from None
         if action not in self.state.legal_actions():
-            from tne_ai.play import why_not
-            reason = why_not(self.observation(), action, self.state.legal_actions())
+            reason = why_illegal(self.observation(), action)
             raise GameError(f"{A.format_action(action)!r} is not legal now: {reason}")
         self._apply(action)
         return action
