@@ -37,7 +37,7 @@ from search.agent import Limits
 from search.analysis import analyse
 from search.ismcts import ISMCTS, world_from_observation
 from search.params import SearchParams
-from tne_ai.debug import load_sample
+from tne_ai.inputs import load_sample
 
 
 def server_argv(workers: int) -> list:

@@ -13,7 +13,7 @@ import statistics
 import time
 
 from engine.svg import board_svg
-from tne_ai.debug import load_sample
+from tne_ai.inputs import load_sample
 
 
 def main() -> None:

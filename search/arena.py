@@ -33,7 +33,7 @@ from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.state import rank_scores, variant_bits
 from search.agent import Agent, Limits
-from search.agents import GreedyAgent, RandomAgent
+from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
 
 # name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision).

@@ -16,7 +16,7 @@ import engine  # noqa: E402
 from engine.record import replay_record  # noqa: E402
 from search import arena  # noqa: E402
 from search.agent import Agent, Limits  # noqa: E402
-from search.agents import GreedyAgent, RandomAgent  # noqa: E402
+from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from search.arena import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
                           wilson_interval)
 
@@ -242,7 +242,7 @@ def test_greedy_breaks_a_passing_stall():
 
 
 def test_parallel_match_gives_the_same_results_as_sequential():
-    from search.agents import GreedyAgent, RandomAgent
+    from search.baselines import GreedyAgent, RandomAgent
     from search.arena import run_match
     factories = {"greedy": GreedyAgent, "random": RandomAgent}
     one = run_match(factories, 4, 2, seed=3, jobs=1)

@@ -13,7 +13,7 @@ from engine import actions as A
 from engine.position import format_position
 from engine.record import GameRecorder, replay_record
 from tne_ai.cli import main
-from tne_ai.debug import load_sample
+from tne_ai.inputs import load_sample
 
 
 def run(*args, input=None):

@@ -26,7 +26,7 @@ def test_reference_imports_nothing_of_the_cython_engine():
 
 
 def test_importing_search_loads_no_application_layer():
-    assert upper_layers_loaded("search.ismcts, search.arena, search.agents", ("tne_ai", "click")) == []
+    assert upper_layers_loaded("search.ismcts, search.arena, search.baselines", ("tne_ai", "click")) == []
 
 
 HEURISTIC_KERNELS = ("evaluate", "evaluate_terms", "seat_values", "score_actions", "war_prior",
@@ -58,3 +58,16 @@ def test_the_rules_kernel_does_not_import_the_heuristics():
     import ext.core
     core = (Path(ext.core.__file__).parent / "core.pyx").read_text()
     assert "heuristics" not in "".join(l for l in core.splitlines() if l.startswith(("from ", "cimport ", "import ")))
+
+
+VAGUE_MODULE_NAMES = {"debug", "utils", "util", "misc", "helpers", "common", "stuff"}
+
+
+def test_module_names_say_what_they_hold():
+    """No package holds two modules named alike (agent / agents) or a module with a name that says nothing."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    for package in ("engine", "search", "tne_ai", "ext"):
+        names = {p.stem for p in (root / package).glob("*.py*") if p.suffix in (".py", ".pyx")} - {"__init__", "__main__"}
+        assert not [n for n in names if n + "s" in names], f"{package}: singular and plural modules"
+        assert not names & VAGUE_MODULE_NAMES, f"{package}: {sorted(names & VAGUE_MODULE_NAMES)}"

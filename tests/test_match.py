@@ -23,7 +23,7 @@ from engine.record import replay_record
 from engine.state import rank_scores
 from engine.view import letters
 from search import arena
-from search.agents import RandomAgent
+from search.baselines import RandomAgent
 from tne_ai.cli import main as cli_main
 from tne_ai.match import (Control, EngineSpec, MatchAborted, newgame_line, normal_variants, parse_engine, parse_tc,
                           plan_match, play_engine_game, run_engine_match, unique_names)

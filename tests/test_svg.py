@@ -15,7 +15,7 @@ from engine.svg import board_svg, decision_squares, kingdoms
 from diagram import position, sq
 from test_layers import upper_layers_loaded
 from tne_ai.cli import main
-from tne_ai.debug import load_sample
+from tne_ai.inputs import load_sample
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -27,7 +27,7 @@ from engine.view import letters
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
 from search.ismcts import ISMCTS, SearchResult
-from tne_ai.debug import (STARTPOS, InputError, _read_source, check_agrees, check_seat, load_game,
+from tne_ai.inputs import (STARTPOS, InputError, _read_source, check_agrees, check_seat, load_game,
                           load_sample, parse_input, variants_option, write_svg)
 from tne_ai.knowledge import (KnowledgeError, is_seat_record, parse_hand, parse_seat_record, parse_swapped,
                               seat_observation, start_seat_observation)

@@ -36,7 +36,7 @@ from search.agent import Limits
 from search.ismcts import ISMCTS
 from search.params import SearchParams
 from tne_ai import __version__
-from tne_ai.debug import variants_option
+from tne_ai.inputs import variants_option
 
 DEFAULT_PLAYERS = (2, 4)
 DEFAULT_PLAYOUTS = 500

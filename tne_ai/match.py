@@ -58,7 +58,7 @@ from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
                            Limits, ProtocolErrorReply, WaitCancelled, kill_all,
                            newgame_line)  # noqa: F401 (newgame_line: part of this module's API)
-from tne_ai.debug import variants_option
+from tne_ai.inputs import variants_option
 
 POLL = 0.25                  # seconds between checks for an interrupted match while waiting
 NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")

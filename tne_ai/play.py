@@ -1,6 +1,6 @@
 """`tne-ai play`: a human against one to three engines in the terminal.
 
-The referee loop holds the true state; every engine (search.agents /
+The referee loop holds the true state; every engine (search.baselines /
 search.ismcts agents, in-process) is told only its own seat's observation
 (engine.info.observation), and the human is shown only what their seat may
 see (R-INFO-1): the board rendered from their observation (their own hand,
@@ -38,9 +38,9 @@ from engine.record import GameRecorder
 from engine.render import render
 from engine.view import events_for_seat
 from search.agent import Limits
-from search.agents import GreedyAgent, RandomAgent, conflict_bases
+from search.baselines import GreedyAgent, RandomAgent, conflict_bases
 from search.ismcts import ISMCTSAgent, worker_seed
-from tne_ai.debug import InputError, check_agrees, check_seat, load_input, require_state, variants_option
+from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 
 ENGINES = ("ismcts", "greedy", "random")
 DEFAULT_ITERATIONS = 3000

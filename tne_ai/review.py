@@ -18,7 +18,7 @@ from search.agent import Limits
 from search.analysis import DEFAULT_SAMPLES
 from search.review import MARKS, review_record
 from tne_ai.analyze import Progress, _limits, limit_options
-from tne_ai.debug import InputError, _read_source, check_seat
+from tne_ai.inputs import InputError, _read_source, check_seat
 from tne_ai.knowledge import is_seat_record
 
 DEFAULT_ITERATIONS = 1_000

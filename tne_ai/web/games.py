@@ -248,7 +248,7 @@ class Game:
 
     def view(self) -> dict:
         """Return the `state` message: everything the human's seat may know, and nothing else."""
-        from search.agents import conflict_bases
+        from search.baselines import conflict_bases
         from tne_ai.play import explain
         obs = self.observation()
         human = self.human
