@@ -27,6 +27,17 @@ def _sq(sq: int) -> str:
     return "-" if sq < 0 else f"{chr(ord('a') + sq % COLS)}{sq // COLS + 1}"
 
 
+def conflict_line(snap: dict) -> str:
+    """Return the one-line account of the pending conflict (render and the SVG status share it), else ''."""
+    cf = snap["conflict"]
+    if cf is None:
+        return ""
+    commit = "not yet" if cf["attacker_commit"] < 0 else str(cf["attacker_commit"])
+    return (f"{cf['kind']} over {COLOURS[cf['colour']]}: seat {cf['attacker']} "
+            f"({_sq(cf['attacker_leader'])}) attacks seat {cf['defender']} "
+            f"({_sq(cf['defender_leader'])}); attacker committed {commit}")
+
+
 def _square(snap: dict, board, leader_at: dict, treasures: set, sq: int) -> str:
     if sq in leader_at:
         seat, c = leader_at[sq]
@@ -65,12 +76,8 @@ def render(snap: dict, seat=None) -> str:
                  f"{snap['actions_left']} action(s) left; phase {snap['phase']}, {to_act} to act")
     if snap["placed"] >= 0 or snap["unification"] >= 0:
         lines.append(f"placed {_sq(snap['placed'])}, unification {_sq(snap['unification'])}")
-    cf = snap["conflict"]
-    if cf is not None:
-        commit = "not yet" if cf["attacker_commit"] < 0 else str(cf["attacker_commit"])
-        lines.append(f"{cf['kind']} over {COLOURS[cf['colour']]}: seat {cf['attacker']} "
-                     f"({_sq(cf['attacker_leader'])}) attacks seat {cf['defender']} "
-                     f"({_sq(cf['defender_leader'])}); attacker committed {commit}")
+    if snap["conflict"] is not None:
+        lines.append(conflict_line(snap))
     sizes, nswapped = hand_sizes(snap), swapped_sizes(snap)
     for s in range(snap["players"]):
         sc = " ".join(f"{COLOURS[c]}{v}" for c, v in enumerate(snap["scores"][s]))

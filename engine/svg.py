@@ -45,6 +45,7 @@ from engine.actions import (BUILDING_BASE, CAT_BASE, COLOURS, MONUMENT_BASE, MON
 from engine.boards import COLS, ROWS, SQUARES, load_board
 from engine.errors import PositionError
 from engine.position import check_snapshot, hand_sizes, known_hand
+from engine.render import conflict_line
 
 CELL = 40                      # pixels per square
 LEFT, TOP = 26, 24             # room for the row numbers and the column letters
@@ -388,12 +389,8 @@ def _status_lines(snap: dict, board) -> list:
              f"turn of seat {snap['turn_owner']}, {snap['actions_left']} action(s) left; "
              f"phase {snap['phase']}, {to_act} to act"
              + (f"; game over ({snap['end_reason']})" if snap["end_reason"] is not None else "")]
-    cf = snap["conflict"]
-    if cf is not None:
-        commit = "not yet" if cf["attacker_commit"] < 0 else str(cf["attacker_commit"])
-        lines.append(f"{cf['kind']} over {COLOURS[cf['colour']]}: seat {cf['attacker']} "
-                     f"({_sq_name(cf['attacker_leader'])}) attacks seat {cf['defender']} "
-                     f"({_sq_name(cf['defender_leader'])}); attacker committed {commit}")
+    if snap["conflict"] is not None:
+        lines.append(conflict_line(snap))
     sizes = hand_sizes(snap)
     for s in range(snap["players"]):
         sc = " ".join(f"{COLOURS[c]}{v}" for c, v in enumerate(snap["scores"][s]))
