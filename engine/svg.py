@@ -378,10 +378,6 @@ _LEGEND = ("K R B G tiles (k r b g face down, under a monument) \u00b7 circle: a
            "\u00b7 U unification, P placed, A/D conflict")
 
 
-def _sq_name(sq: int) -> str:
-    return "-" if sq < 0 else SQ_NAMES[sq]
-
-
 def _status_lines(snap: dict, board) -> list:
     to_act = "nobody" if snap["to_act"] < 0 else f"seat {snap['to_act']}"
     lines = [f"{snap['board']} board, {snap['players']} players"
