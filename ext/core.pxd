@@ -215,8 +215,12 @@ ctypedef struct GameState:
     int16_t bag_len
     uint8_t swapped[MAX_PLAYERS][4]
     uint16_t discarded[4]
-    # score
-    int16_t score[MAX_PLAYERS][4]
+    # score: int32, so no game can wrap it in practice. Per turn a seat gains at most
+    # 6 points of one colour from what never runs out (monument points 3, the wonder
+    # point 1, revolts won 2); tiles and wars give fewer than 1,100 in a whole game
+    # (each needs one of the 143 tiles from the bag). A score passes 2**31 - 1 only
+    # after more than 350 million turns; the engine does not check for it.
+    int32_t score[MAX_PLAYERS][4]
     uint8_t treasures_taken[MAX_PLAYERS]
     uint8_t cats_left[MAX_PLAYERS]
     # turn and decision context

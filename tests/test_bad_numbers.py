@@ -12,8 +12,10 @@ are ints to both implementations.
 A snapshot (or position string) with an out-of-range number in any numeric
 field raises PositionError naming the field, from `engine.State.from_snapshot`,
 `engine.position.check_snapshot` and `engine.reference.State.from_snapshot`
-alike. Scores are capped at MAX_SCORE (9,999 per colour): the core stores them
-as int16, and 32,768 used to raise OverflowError from the struct load.
+alike. Scores in a snapshot are capped at MAX_SCORE (9,999 per colour); the
+core stores them as int32 (it stored int16, and 32,768 raised OverflowError
+from the struct load), so play past the cap stays exact
+(tests/test_score_width.py).
 """
 import copy
 
@@ -126,7 +128,8 @@ def _set(path, value):
 # (field named in the message, mutation)
 BAD_SNAPSHOTS = [
     ("scores", _set(("scores", 0, 0), 10 ** 20)),
-    ("scores", _set(("scores", 0, 1), 2 ** 15)),           # int16 overflow in the core
+    ("scores", _set(("scores", 0, 1), 2 ** 15)),           # was an int16 overflow in the core
+    ("scores", _set(("scores", 1, 2), 2 ** 31)),           # int32 overflow in the core
     ("scores", _set(("scores", 1, 3), MAX_SCORE + 1)),
     ("scores", _set(("scores", 0, 0), -1)),
     ("scores", _set(("scores", 0, 2), HUGE)),
