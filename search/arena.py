@@ -7,17 +7,20 @@ stops there (the other seats are ranked by the scores so far). `run_match`
 plays a series of seeded games with the seats rotated so every lineup slot
 plays every seat equally often (and every deal is played once per rotation),
 optionally saving each game record (engine.record), and summarises it in a
-`MatchResult`: win share with its 95% Wilson interval, mean rank, and for two
-agents an Elo difference from the pairwise score share.
+`MatchResult`: win share with its 95% Wilson interval, mean rank, mean final
+score and colour totals, and for two agents an Elo difference from the
+pairwise score share. Games run through a search.backends backend (this
+process, a process pool, or Ray tasks); with an SPRT (search.sprt) the match
+stops as soon as H0 or H1 is accepted.
 
     python -m search.arena --a greedy --b random --games 100 --players 2
+    python -m search.arena --a greedy --b random --games 400 --sprt "elo0=0 elo1=50" --backend ray
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
 import math
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -31,10 +34,12 @@ from engine.actions import format_action
 from engine.info import observation
 from engine.legality import why_illegal
 from engine.record import GameRecorder
-from engine.state import rank_scores, variant_bits
+from engine.state import rank_scores, strength_vector, variant_bits
 from search.agent import Agent, Limits
+from search.backends import BACKENDS, Backend, JobLost, make_backend
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
+from search.sprt import Sprt, SprtSpec
 
 # name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision).
 AGENTS: dict[str, Callable[[int], Agent]] = {
@@ -223,6 +228,18 @@ class AgentStats:
     forfeits: int = 0
     think_time: float = 0.0
     choices: int = 0
+    score_sum: int = 0         # final scores: the weakest colour once treasures are placed (R-END-2)
+    colour_sums: list = field(default_factory=lambda: [0, 0, 0, 0])   # k, r, b, g points, treasures apart
+
+    @property
+    def mean_score(self) -> float:
+        """Return the mean final score (weakest colour after treasures)."""
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def mean_colours(self) -> list:
+        """Return the mean k, r, b, g colour totals (treasures not included)."""
+        return [c / self.games if self.games else 0.0 for c in self.colour_sums]
 
     @property
     def win_share(self) -> float:
@@ -256,6 +273,8 @@ class MatchResult:
     games: list                          # GameResult per game
     stats: dict                          # name -> AgentStats
     variants: tuple = ()                 # the 2015 variants the games were played with
+    sprt: Optional[Sprt] = None          # the sequential test, when the match ran one
+    lost: list = field(default_factory=list)   # [(game number from 1, reason)]: games with no result
 
     def pair_score(self, a: str, b: str) -> tuple:
         """Return (score share of a against b, pairings): per game, each a-seat vs each b-seat scores 1/0.5/0."""
@@ -291,11 +310,13 @@ class MatchResult:
         out = [f"{n} games, {self.players} players, {self.board} board{variants}, seed {self.seed}, "
                f"lineup {' '.join(self.lineup)}"]
         out.append(f"{'agent':<12}{'seats':>6}{'win share':>11}{'95% interval':>17}"
-                   f"{'mean rank':>11}{'forfeits':>10}{'ms/dec':>9}")
+                   f"{'mean rank':>11}{'score':>7}{'k/r/b/g':>21}{'forfeits':>10}{'ms/dec':>9}")
         for st in self.stats.values():
             lo, hi = st.win_interval
+            colours = "/".join(f"{c:.1f}" for c in st.mean_colours)
             out.append(f"{st.name:<12}{st.games:>6}{st.win_share:>11.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
-                       f"{st.mean_rank:>11.2f}{st.forfeits:>10}{st.ms_per_decision:>9.1f}")
+                       f"{st.mean_rank:>11.2f}{st.mean_score:>7.1f}{colours:>21}{st.forfeits:>10}"
+                       f"{st.ms_per_decision:>9.1f}")
         if len(self.stats) == 2:
             a, b = list(self.stats)
             share, _ = self.pair_score(a, b)
@@ -305,6 +326,10 @@ class MatchResult:
         reasons = [(g.names[g.forfeit['seat']], g.forfeit["reason"]) for g in self.games if g.forfeit]
         for name, why in reasons[:5]:
             out.append(f"forfeit {name}: {why}")
+        for number, why in self.lost[:5]:
+            out.append(f"lost game {number}: {why}")
+        if self.sprt is not None:
+            out.append(self.sprt.summary())
         return "\n".join(out)
 
 
@@ -348,7 +373,8 @@ def _play_planned(job: tuple) -> GameResult:
 def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0,
               board: str = "standard", limits: Limits = Limits(), record_dir: Optional[str] = None,
               progress: Optional[Callable] = None, lineup: Optional[list] = None,
-              jobs: int = 1, variants=()) -> MatchResult:
+              jobs: int = 1, variants=(), backend: Optional[Backend] = None,
+              sprt=None) -> MatchResult:
     """Play `games` games with seats rotated; return the MatchResult.
 
     `agent_factories`: name -> callable(seed) -> Agent. `lineup`: agent name
@@ -356,10 +382,18 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     (seed, i // players) and seats slot k at seat (k + i) % players, so each
     deal is played under every rotation (when `games` is a multiple of
     `players`) and every slot plays every seat equally often. `progress` is
-    called as progress(i, game_result) after each game. `jobs` > 1 plays
-    games in that many processes (factories must then be picklable, e.g.
-    classes or functools.partial); the results are the same as with 1.
+    called as progress(i, game_result) as each game finishes (in finishing
+    order when games run in parallel). `jobs` > 1 plays games in that many
+    processes (factories must then be picklable, e.g. classes or
+    functools.partial); the results are the same as with 1. `backend`: a
+    search.backends backend to play through instead (e.g. RayBackend()); it
+    is closed at the end. `sprt`: a search.sprt SprtSpec (a test of the
+    lineup's first agent against the rest) or a Sprt to feed (e.g. to read
+    its LLR in `progress`); the match stops, cancelling the games still
+    running, once it accepts H0 or H1 (MatchResult.sprt holds it).
     `variants`: the 2015 variants every game is played with (engine names).
+    A game whose worker died for good (Ray, after its replays) is left out
+    and listed in MatchResult.lost.
     """
     variants = tuple(A.VARIANTS[i] for i in range(len(A.VARIANTS))
                      if variant_bits(variants, ValueError) >> i & 1)
@@ -372,30 +406,40 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
             raise ValueError(f"lineup names unknown agent {nm!r}")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
-    results = []
     plan = []
     for deal, seat_names, seeds in plan_seats(lineup, games, seed):
         plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None,
                      limits, variants))
-    if jobs > 1:
-        pool = mp.get_context("spawn").Pool(jobs)
-        played = pool.imap(_play_planned, plan)
-    else:
-        pool = None
-        played = map(_play_planned, plan)
-    for i, g in enumerate(played):
-        seat_names = plan[i][1]
-        results.append(g)
-        if record_dir:
-            fname = f"game{i:04d}-" + "-".join(seat_names) + ".txt"
-            with open(os.path.join(record_dir, fname), "w") as f:
-                f.write(g.record)
-        if progress is not None:
-            progress(i, g)
-    if pool is not None:
-        pool.close()
-        pool.join()
-    return summarise(results, lineup, players, board, seed, variants, order=names)
+    backend = backend if backend is not None else make_backend("process", jobs)
+    tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
+    done: dict = {}
+    lost: list = []
+    with backend:
+        try:
+            for i, g in backend.stream(_play_planned, plan):
+                if isinstance(g, JobLost):
+                    lost.append((i + 1, str(g)))
+                    continue
+                if isinstance(g, BaseException):
+                    raise g
+                done[i] = g
+                if record_dir:
+                    fname = f"game{i:04d}-" + "-".join(plan[i][1]) + ".txt"
+                    with open(os.path.join(record_dir, fname), "w") as f:
+                        f.write(g.record)
+                if tester is not None:
+                    tester.add(i, g.names, g.ranks)
+                if progress is not None:
+                    progress(i, g)
+                if tester is not None and tester.decision is not None:
+                    backend.cancel()
+                    break
+        except BaseException:
+            backend.cancel()
+            raise
+    res = summarise([done[i] for i in sorted(done)], lineup, players, board, seed, variants, order=names)
+    res.sprt, res.lost = tester, sorted(lost)
+    return res
 
 
 def summarise(games: list, lineup: list, players: int, board: str, seed: int, variants=(),
@@ -415,6 +459,9 @@ def summarise(games: list, lineup: list, players: int, board: str, seed: int, va
             st.rank_sum += g.ranks[s]
             st.think_time += g.think_time[s]
             st.choices += g.choices[s]
+            st.score_sum += strength_vector(g.scores[s][:4], g.scores[s][4])[0]
+            for c in range(4):
+                st.colour_sums[c] += g.scores[s][c]
             if g.forfeit and g.forfeit["seat"] == s:
                 st.forfeits += 1
     return MatchResult(players=players, board=board, seed=seed, lineup=list(lineup), games=list(games),
@@ -440,6 +487,11 @@ def main(argv=None) -> int:
     ap.add_argument("--record-dir", help="save every game record here")
     ap.add_argument("--quiet", action="store_true", help="no per-game progress lines")
     ap.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    ap.add_argument("--backend", default="process", choices=BACKENDS,
+                    help="where games run: a process pool (--jobs) or Ray tasks (docs/cluster.md)")
+    ap.add_argument("--ray-address", help="join this Ray cluster (host:port; default: start or join a local one)")
+    ap.add_argument("--sprt", metavar="SPEC",
+                    help="stop at an SPRT decision for the first agent: 'elo0=0 elo1=5 alpha=0.05 beta=0.05'")
     args = ap.parse_args(argv)
     for nm in (args.a, args.b):
         if nm not in AGENTS:
@@ -456,19 +508,26 @@ def main(argv=None) -> int:
         alias = {"a": args.a, "b": args.b}
         lineup = [alias.get(x.strip(), x.strip()) for x in args.lineup.split(",")]
     limits = Limits(iterations=args.iterations, seconds=args.seconds)
+    try:
+        spec = SprtSpec.parse(args.sprt) if args.sprt is not None else None
+    except ValueError as e:
+        ap.error(f"--sprt: {e}")
     t0 = time.time()
+    tester = Sprt(spec, (lineup or [args.a])[0], args.players) if spec is not None else None
 
     def progress(i, g):
         if not args.quiet:
             who = " ".join(f"{nm}:{r}" for nm, r in zip(g.names, g.ranks))
             extra = f" forfeit seat {g.forfeit['seat']}: {g.forfeit['reason']}" if g.forfeit else ""
+            llr = f" {tester.status()}" if tester is not None else ""
             print(f"game {i + 1}/{args.games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
-                  f"{time.time() - t0:.0f}s){extra}", flush=True)
+                  f"{time.time() - t0:.0f}s){llr}{extra}", flush=True)
 
     try:
+        backend = make_backend(args.backend, args.jobs, args.ray_address)
         res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
                         record_dir=args.record_dir, progress=progress, lineup=lineup,
-                        jobs=args.jobs, variants=variants)
+                        jobs=args.jobs, variants=variants, backend=backend, sprt=tester)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -121,3 +121,14 @@ def test_sprt_stops_at_the_bounds():
         if u.add(2 * n + 1, ["b", "a"], [0, 1]):
             break
     assert u.decision == "H0" and u.llr <= u.lower
+
+
+def test_a_seeded_match_stops_early_on_h1_for_the_stronger_agent():
+    from search.arena import run_match
+    from search.baselines import GreedyAgent, RandomAgent
+    res = run_match({"greedy": GreedyAgent, "random": RandomAgent}, games=200, players=2, seed=3,
+                    sprt=SprtSpec(elo0=0, elo1=100))
+    assert res.sprt.decision == "H1" and res.sprt.llr >= res.sprt.upper
+    # greedy wins every pair: each adds about 0.25 to the LLR, so 12 pairs cross log 19 = 2.94
+    assert len(res.games) == 24 and res.sprt.scorer.counts == [0, 0, 0, 0, 12]
+    assert "H1 accepted after 12 deals" in res.table()

@@ -105,7 +105,7 @@ VOLATILE = [
     re.compile(r"^\| \d \| [^|]+ \| \d+ \| [\d,]+ \| [\d,]+ \| ([\d,]+) \| [^|]+ \|$"),
     # tne-ai match / search.arena: seconds per game, ms per decision (right-aligned column)
     re.compile(r"^game \d+/\d+ ranks .*, (\d+)s\)"),
-    re.compile(r"^\S+ +\d+ +[\d.]+ +\[[\d.]+, [\d.]+\] +[\d.]+ +\d+( +[\d.]+)$"),
+    re.compile(r"^\S+ +\d+ +[\d.]+ +\[[\d.]+, [\d.]+\] +[\d.]+ +[\d.]+ +[\d./]+ +\d+( +[\d.]+)$"),
 ]
 MASK = "\x00"
 

@@ -1,0 +1,178 @@
+"""search.backends: the local backends and a real local Ray instance playing arena matches, a killed worker, cancelling.
+
+One Ray instance (2 CPUs) serves the whole module and is shut down at the
+end. This directory goes on the workers' PYTHONPATH so that they can import
+the agents defined here.
+"""
+import functools
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from search.arena import run_match
+from search.backends import (JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
+                             start_ray)
+from search.baselines import GreedyAgent, RandomAgent
+from search.sprt import SprtSpec
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FACTORIES = {"greedy": GreedyAgent, "random": RandomAgent}
+
+
+def square(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x * x
+
+
+class KillMe(RandomAgent):
+    """A random agent that, the first time one is made (it wins the claim file), writes its pid to `marker` and waits to be killed."""
+
+    def __init__(self, marker: str, seed: int = 0):
+        try:
+            os.close(os.open(marker + ".claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            pass
+        else:
+            tmp = f"{marker}.{os.getpid()}"
+            with open(tmp, "w") as f:
+                f.write(str(os.getpid()))
+            os.replace(tmp, marker)
+            time.sleep(120)
+        super().__init__(seed)
+
+
+class Slow(RandomAgent):
+    """A random agent that sleeps before each decision."""
+
+    def choose(self, limits=None):
+        time.sleep(0.02)
+        return super().choose()
+
+
+def kill_when_marked(marker: str, timeout: float = 60.0) -> threading.Thread:
+    """Kill the process whose pid appears in `marker` (SIGKILL), from a thread."""
+
+    def run():
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(marker):
+                os.kill(int(open(marker).read()), signal.SIGKILL)
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t
+
+
+def outcomes(res):
+    return [(g.names, g.ranks, g.scores, g.decisions) for g in res.games]
+
+
+@pytest.mark.parametrize("backend", [SerialBackend, functools.partial(ThreadBackend, 2),
+                                     functools.partial(ProcessBackend, 2)])
+def test_local_backends_stream_results_and_exceptions(backend):
+    with backend() as b:
+        got = dict(b.stream(square, [1, 2, -1, 3]))
+    assert {i: v for i, v in got.items() if i != 2} == {0: 1, 1: 4, 3: 9}
+    assert isinstance(got[2], ValueError)
+
+
+def test_make_backend():
+    assert isinstance(make_backend("process", 1), SerialBackend)
+    assert isinstance(make_backend("process", 2), ProcessBackend)
+    assert isinstance(make_backend("process", 2, threads=True), ThreadBackend)
+    with pytest.raises(ValueError):
+        make_backend("mpi")
+    with pytest.raises(ValueError):
+        make_backend("process", 2, address="10.0.0.1:6379")
+
+
+# ---------------------------------------------------------------- Ray
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    import ray                 # the [test] extra installs it: no skip
+    path = os.pathsep.join(p for p in (HERE, os.environ.get("PYTHONPATH")) if p)
+    assert start_ray(num_cpus=2, env={"PYTHONPATH": path})
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_match_equals_the_local_match(ray_instance):
+    local = run_match(FACTORIES, games=4, players=2, seed=5)
+    remote = run_match(FACTORIES, games=4, players=2, seed=5, backend=RayBackend())
+    assert outcomes(remote) == outcomes(local) and remote.lost == []
+
+
+def test_ray_daemons_do_not_get_the_sanitizer_preload(ray_instance):
+    # The debug pass (.ci/run) preloads ASan/UBSan: Ray's daemons run without it, its task workers
+    # with it (the debug kernels need it), as start_ray arranges.
+    preload = os.environ.get("LD_PRELOAD")
+    env = dict(RayBackend().stream(os.environ.get, ["LD_PRELOAD"]))[0]
+    assert env == preload
+
+
+def test_a_killed_ray_worker_replays_only_its_game(ray_instance, tmp_path):
+    marker = str(tmp_path / "pid")
+    factories = {"a": functools.partial(KillMe, marker), "b": RandomAgent}
+    killer = kill_when_marked(marker)
+    res = run_match(factories, games=4, players=2, seed=9, backend=RayBackend(retries=2))
+    killer.join(timeout=1)
+    assert os.path.exists(marker)                 # one worker was killed ...
+    assert len(res.games) == 4 and res.lost == []  # ... and its game was played again, the rest as they were
+    local = run_match(factories, games=4, players=2, seed=9)
+    assert outcomes(res) == outcomes(local)
+
+
+def test_a_ray_worker_that_dies_for_good_loses_only_its_game(ray_instance, tmp_path):
+    marker = str(tmp_path / "pid")
+    factories = {"a": functools.partial(KillMe, marker), "b": RandomAgent}
+    killer = kill_when_marked(marker)
+    res = run_match(factories, games=4, players=2, seed=9, backend=RayBackend(retries=0))
+    killer.join(timeout=1)
+    assert len(res.games) == 3 and len(res.lost) == 1
+    number, why = res.lost[0]
+    assert 1 <= number <= 4 and "WorkerCrashedError" in why
+    assert f"lost game {number}" in res.table()
+
+
+def test_ray_match_stops_at_the_sprt_decision(ray_instance):
+    res = run_match(FACTORIES, games=200, players=2, seed=1, backend=RayBackend(),
+                    sprt=SprtSpec(elo0=0, elo1=100))
+    assert res.sprt.decision == "H1"
+    assert len(res.games) < 60
+
+
+def test_cancel_stops_every_ray_task(ray_instance):
+    b = RayBackend()
+    stream = b.stream(time.sleep, [0.1] + [30] * 5)
+    t0 = time.monotonic()
+    assert next(stream) == (0, None)
+    b.cancel()
+    assert list(stream) == []
+    # every CPU comes back within seconds: the 30-second tasks did not run on
+    deadline = time.monotonic() + 20
+    while ray_instance.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray_instance.available_resources().get("CPU", 0) == 2
+    assert time.monotonic() - t0 < 25
+
+
+def test_ctrl_c_cancels_a_ray_match(ray_instance):
+    def progress(i, g):
+        raise KeyboardInterrupt()
+
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_match({"slow": Slow, "random": RandomAgent}, games=8, players=2, seed=2, backend=RayBackend(),
+                  progress=progress)
+    deadline = time.monotonic() + 20
+    while ray_instance.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert ray_instance.available_resources().get("CPU", 0) == 2
+    assert time.monotonic() - t0 < 60
