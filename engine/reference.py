@@ -37,6 +37,11 @@ points that page leaves open:
   `new_game`); `snapshot()` always writes them once each, in VARIANTS order.
   A snapshot without all three of `variants`, `buildings` and `wonder` is a
   base-game snapshot; one with only some of them is rejected.
+- `from_snapshot` refuses (PositionError "inconsistent position: ...") every
+  position `check_consistency` rejects, so it agrees with the Cython engine on
+  accept/refuse: a pending phase that is not pending, a conflict that does not
+  fit its phase, a commitment the attacker's hand could not hold, counters
+  that do not add up, a game not over without a legal decision.
 
 Action ints and their notation come from `engine.actions`.
 """
@@ -500,6 +505,10 @@ class State:
                 _fail("conflict", f"attacker_commit {s.conflict['attacker_commit']} does not fit phase {phase!r}")
         elif s.conflict is not None:
             _fail("conflict", f"phase {phase!r} has no conflict")
+        # every invariant of a reachable position, and a decision to make (like the core)
+        problems = s._consistency_problems()
+        if problems:
+            raise PositionError(f"inconsistent position: {problems[0]}")
         return s
 
     def snapshot(self):
@@ -1366,7 +1375,7 @@ class State:
             p.append(f"discarded {self.discarded} negative")
         on_board = sum(1 for v in cells if v == CATASTROPHE)
         if on_board + sum(self.catastrophes_left) != CATASTROPHES_PER_SEAT * players:
-            p.append(f"{on_board} catastrophes on the board + {sum(self.catastrophes_left)} left"
+            p.append(f"field 'catastrophes_left': {on_board} catastrophes on the board + {sum(self.catastrophes_left)} left"
                      f" != {CATASTROPHES_PER_SEAT * players}")
 
         # buildings: on face-up tiles of their colour, only with the variant (R-VAR-BLD-1, -5)
@@ -1401,8 +1410,9 @@ class State:
             if _tile_colour(cells[sq]) != RED and cells[sq] != WONDER:
                 p.append(f"treasure on square {sq} which holds {cells[sq]}, not a red tile or the wonder")
         if len(self.treasures) + sum(self.treasures_taken) != len(board.temples):
-            p.append(f"{len(self.treasures)} treasures on the board + {sum(self.treasures_taken)} taken"
-                     f" != {len(board.temples)}")
+            p.append(f"field 'treasures_taken': {len(self.treasures)} treasures on the board and"
+                     f" {sum(self.treasures_taken)} taken, but the board started with {len(board.temples)}"
+                     f" (R-SETUP-1, R-TRE-1)")
 
         # leaders: empty land next to a face-up temple, one per square (R-LEAD-2, R-LEAD-5)
         seen = {}
@@ -1462,18 +1472,31 @@ class State:
                 if counts[c] == 2 and phase in ("war_choice", "war_attack", "war_defend"):
                     allowed = self.unification in group
                 if not allowed:
-                    p.append(f"{counts[c]} {COLOURS[c]} leaders in one kingdom in phase {phase!r}")
+                    p.append(f"field 'leaders': {counts[c]} {COLOURS[c]} leaders in one kingdom in phase {phase!r} (R-KING-2)")
 
         # phase, to_act and pending fields
         if not 0 <= self._turn_owner < players:
             p.append(f"turn_owner {self._turn_owner}")
         if len(self.committed) != players:
             p.append("committed has the wrong length")
+        # a seat's hand only shrinks on its own turn or by committing (then it refills, R-TURN-3)
+        for seat in range(players):
+            if seat != self._turn_owner and not self.committed[seat] and sum(self.hands[seat]) != HAND_SIZE:
+                p.append(f"field 'hands': seat {seat} holds {sum(self.hands[seat])} tiles between its turns"
+                         f" without having committed (R-TURN-3)")
         if phase == "over":
             if self._to_act != -1:
                 p.append(f"phase over but to_act {self._to_act}")
             if self.end_reason not in ("treasures", "bag"):
                 p.append(f"phase over but end_reason {self.end_reason!r}")
+            elif self.end_reason == "bag" and self.bag:
+                p.append(f"field 'end_reason': bag, but the bag holds {len(self.bag)} tiles (R-END-1)")
+            elif self.end_reason == "treasures" and len(self.treasures) > 2:
+                p.append(f"field 'end_reason': treasures, but {len(self.treasures)} treasures are on the board"
+                         f" (R-END-1)")
+            if self.placed != -1 or self.unification != -1:
+                p.append(f"field 'placed': placed {self.placed}, unification {self.unification}"
+                         f" in a game that is over")
             return p
         if self.end_reason is not None:
             p.append(f"end_reason {self.end_reason!r} before the game is over")
@@ -1490,59 +1513,65 @@ class State:
             p.append(f"conflict {conflict} in phase {phase!r}")
         if phase in ("war_choice", "war_attack", "war_defend"):
             if self.unification == -1 or _face_up_colour(cells[self.unification]) is None:
-                p.append(f"phase {phase!r} but unification {self.unification} is no face-up tile")
+                p.append(f"field 'unification': {self.unification} in phase {phase!r} is no face-up tile (R-WAR-1)")
             if self.placed != self.unification:
-                p.append(f"placed {self.placed} != unification {self.unification} during wars")
+                p.append(f"field 'placed': {self.placed} differs from unification {self.unification} during wars")
         elif self.unification != -1:
-            p.append(f"unification {self.unification} in phase {phase!r}")
+            p.append(f"field 'unification': {self.unification} in phase {phase!r} (no war is being resolved)")
 
         if phase == "action":
             if self._to_act != self._turn_owner:
                 p.append("phase action but to_act is not the turn owner")
             if self.placed != -1:
-                p.append(f"placed {self.placed} in phase action")
+                p.append(f"field 'placed': {self.placed} in phase action")
             if self._pending_treasure() is not None:
-                p.append("a kingdom with a trader holds two treasures in phase action")
+                p.append("field 'treasures': a kingdom with a trader holds two treasures in phase action (R-TRE-1)")
         elif phase in CONFLICT_PHASES:
             p.extend(self._conflict_problems(conflict, leader_at))
         elif phase == "war_choice":
             if self._to_act != self._turn_owner:
                 p.append("phase war_choice but to_act is not the turn owner")
             if len(self._war_colours()) < 2:
-                p.append("phase war_choice with fewer than two colours in conflict")
+                p.append("field 'phase': war_choice, but fewer than two colours have two leaders in the unified kingdom"
+                         " (R-WAR-1)")
         elif phase == "monument":
             if self._to_act != self._turn_owner:
                 p.append("phase monument but to_act is not the turn owner")
             if not self._monument_options():
-                p.append("phase monument without a monument to build")
+                p.append("field 'phase': monument, but the placed tile is in no 2x2 block of one colour with a monument"
+                         " of that colour left (R-MON-1)")
         elif phase == "treasure":
             pending = self._pending_treasure()
             if pending is None:
-                p.append("phase treasure but no kingdom holds two treasures and a trader")
+                p.append("field 'phase': treasure, but no kingdom holds two treasures and a trader (R-TRE-1)")
             else:
                 owner, candidates, to_take = pending
                 if owner != self._to_act:
-                    p.append(f"phase treasure: to_act {self._to_act} but the trader's owner is {owner}")
+                    p.append(f"field 'to_act': seat {self._to_act} in phase treasure, but seat {owner}'s trader takes first"
+                             f" (R-TRE-1)")
                 if to_take >= len(candidates):
-                    p.append("phase treasure without a real choice")
+                    p.append("field 'phase': treasure, but the trader's owner has no choice to make (R-TRE-1)")
         elif phase in ("building", "wonder"):
             if self._to_act != self._turn_owner:
                 p.append(f"phase {phase} but to_act is not the turn owner")
             if not 0 <= self.placed < SQUARES or _face_up_colour(cells[self.placed]) is None:
                 p.append(f"phase {phase} but placed {self.placed} is no face-up tile")
             elif phase == "building" and not self._building_options():
-                p.append("phase building without a square for the building")
+                p.append("field 'phase': building, but the placed tile makes no new line for its building (R-VAR-BLD-2)")
             elif phase == "wonder" and not self._wonder_options():
-                p.append("phase wonder without a cross to build on")
+                p.append("field 'phase': wonder, but the placed tile completes no cross of five (R-VAR-WONDER-1)")
         elif phase == "wonder_point":
             if self._to_act != self._turn_owner:
                 p.append("phase wonder_point but to_act is not the turn owner")
             if self.placed != -1:
-                p.append(f"placed {self.placed} in phase wonder_point")
+                p.append(f"field 'placed': {self.placed} in phase wonder_point")
             if not self._king_with_wonder():
-                p.append("phase wonder_point but the turn owner's king is not in the wonder's kingdom")
+                p.append("field 'phase': wonder_point, but the turn owner's king is not in the wonder's kingdom"
+                         " (R-VAR-WONDER-4)")
             if self._pending_treasure() is not None:
-                p.append("a kingdom with a trader holds two treasures in phase wonder_point")
+                p.append("field 'treasures': a kingdom with a trader holds two treasures in phase wonder_point (R-TRE-1)")
+        if not p and not self._compute_legal():
+            p.append(f"field 'phase': {phase}, but the seat to act has no legal decision in a game that is not over")
         return p
 
     def _conflict_problems(self, conflict, leader_at):
@@ -1560,27 +1589,42 @@ class State:
             p.append("conflict leaders are not on the squares it names")
             return p
         if d_sq not in self._group(a_sq, leader_at):
-            p.append("conflict leaders are not in one kingdom")
+            p.append("field 'conflict': the two leaders are not in one kingdom")
         attacking = phase.endswith("attack")
         if attacking != (conflict["attacker_commit"] == -1):
             p.append(f"attacker_commit {conflict['attacker_commit']} in phase {phase!r}")
         if self._to_act != (attacker if attacking else defender):
             p.append(f"to_act {self._to_act} is not the {'attacker' if attacking else 'defender'}")
+        if not attacking and conflict["attacker_commit"] > 0:
+            # the committed tiles came out of the attacker's hand (R-REV-3, R-WAR-4)
+            n = conflict["attacker_commit"]
+            held = sum(self.hands[attacker])
+            if held + n > HAND_SIZE:
+                p.append(f"field 'conflict': attacker_commit {n}, but seat {attacker} still holds {held} tiles:"
+                         f" more than a hand of {HAND_SIZE} allows (R-REV-3)")
+            if not self.committed[attacker]:
+                p.append(f"field 'committed': seat {attacker} committed {n} tiles but is not marked committed")
+            if "english" in self.variants and not p:
+                attacker_base, defender_base = self._conflict_bases()
+                need = defender_base - attacker_base + 1
+                if n != need:
+                    p.append(f"field 'conflict': attacker_commit {n}, but the english variant allows only"
+                             f" 0 or {need} (R-VAR-ENGLISH)")
         if want == "revolt":
             if attacker != self._turn_owner:
-                p.append("revolt attacker is not the turn owner")
+                p.append("field 'conflict': the revolt's attacker is not the turn owner (R-REV-1)")
             if self.placed != -1:
-                p.append(f"placed {self.placed} during a revolt")
+                p.append(f"field 'placed': {self.placed} during a revolt")
         else:
             # R-WAR-2: the first seat from the turn owner that owns one of the two
             for k in range(self._players):
                 s = (self._turn_owner + k) % self._players
                 if s in (attacker, defender):
                     if s != attacker:
-                        p.append(f"war attacker {attacker} but seat {s} comes first")
+                        p.append(f"field 'conflict': war attacker {attacker}, but seat {s} comes first (R-WAR-2)")
                     break
             if d_sq not in self._group(self.unification, leader_at):
-                p.append("war leaders are not in the unified kingdom")
+                p.append("field 'conflict': the war's leaders are not in the unified kingdom (R-WAR-1)")
         return p
 
 
