@@ -176,3 +176,33 @@ def test_ctrl_c_cancels_a_ray_match(ray_instance):
         time.sleep(0.2)
     assert ray_instance.available_resources().get("CPU", 0) == 2
     assert time.monotonic() - t0 < 60
+
+
+# ---------------------------------------------------------------- the referee (tne-ai match) on Ray
+
+def fake_engine(name: str, script: str):
+    import shlex
+    import sys
+    from tne_ai.match import parse_engine
+    cmd = " ".join(shlex.quote(x) for x in (sys.executable, os.path.join(HERE, "fake_engines", script)))
+    return parse_engine(f"name={name} cmd={shlex.quote(cmd)}")
+
+
+def test_a_referee_match_on_ray_equals_the_local_one(ray_instance, tmp_path):
+    from tne_ai.match import Control, run_engine_match
+    engines = [fake_engine("a", "good_engine.py"), fake_engine("b", "crash_engine.py")]
+    local = run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5))
+    remote = run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5), backend=RayBackend(),
+                              record_dir=str(tmp_path))
+    assert outcomes(remote) == outcomes(local)
+    assert [g.forfeit["kind"] if g.forfeit else None for g in remote.games] == \
+        [g.forfeit["kind"] if g.forfeit else None for g in local.games]
+    assert len(os.listdir(tmp_path)) == 4          # records are written by the referee, not the workers
+
+
+def test_an_engine_that_cannot_start_stops_a_ray_match(ray_instance):
+    from tne_ai.match import Control, MatchAborted, parse_engine, run_engine_match
+    engines = [fake_engine("a", "good_engine.py"), parse_engine("name=bad cmd=/nonexistent/tne-engine")]
+    with pytest.raises(MatchAborted) as info:
+        run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5), backend=RayBackend())
+    assert info.value.name == "bad" and "cannot start" in info.value.reason

@@ -553,3 +553,35 @@ def test_record_and_log_numbers_agree(tmp_path):
         assert f"[game {int(number)}]" in (rec / fn).read_text()
         assert sorted(f for f in os.listdir(logs) if f.startswith(f"game{number}-")) == \
             sorted(f"game{number}-seat{s}-{nm}.log" for s, nm in enumerate(seats))
+
+
+# ---------------------------------------------------------------- per-engine limits, SPRT
+
+def test_per_engine_limits_override_the_match_limits(tmp_path):
+    a = fake("a", "good_engine.py", options="iterations=500")
+    assert (a.iterations, a.movetime_ms, a.limits_text()) == (500, None, "iterations 500")
+    b = fake("b", "good_engine.py", options="movetime=70")
+    for bad in ("iterations=0", "movetime=x", "iterations=-3"):
+        with pytest.raises(ValueError):
+            parse_engine(f"cmd=bot {bad}")
+    logs = tmp_path / "logs"
+    res = run_engine_match([a, b], 2, 2, seed=4, control=Control(iterations=20), log_dir=str(logs))
+    gos = {}
+    for fn in os.listdir(logs):
+        name = fn.split("-")[-1][:-4]
+        gos.setdefault(name, set()).update(ln.split(" ", 2)[-1] for ln in open(logs / fn).read().splitlines()
+                                           if " > go " in ln)
+    assert gos == {"a": {"go iterations 500"}, "b": {"go iterations 20 movetime 70"}}
+    assert "[control iterations 20; a: iterations 500; b: movetime 70]" in res.games[0].record
+    with pytest.raises(ValueError):      # a per-engine movetime under a time control
+        run_engine_match([a, b], 2, 2, control=Control(base_ms=1000))
+
+
+def test_the_referee_stops_at_the_sprt_decision_and_shows_scores():
+    from search.sprt import SprtSpec
+    good, bad = fake("good", "good_engine.py"), fake("bad", "illegal_engine.py")
+    res = run_engine_match([good, bad], 100, 2, seed=1, control=Control(iterations=5),
+                           sprt=SprtSpec(elo0=0, elo1=100), jobs=2)
+    assert res.sprt.decision == "H1" and len(res.games) < 100
+    table = res.table()
+    assert "H1 accepted after" in table and "k/r/b/g" in table and "score" in table.splitlines()[1]

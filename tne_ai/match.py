@@ -34,7 +34,7 @@ records carry `[variants ...]` and the results name them.
 from __future__ import annotations
 
 import collections
-import concurrent.futures
+import dataclasses
 import os
 import re
 import shlex
@@ -55,6 +55,8 @@ from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
                           final_ranks, plan_seats, record_epilogue, summarise)
+from search.backends import BACKENDS, Backend, JobLost, RayBackend, make_backend
+from search.sprt import Sprt, SprtSpec
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
                            Limits, ProtocolErrorReply, WaitCancelled, kill_all,
                            newgame_line)  # noqa: F401 (newgame_line: part of this module's API)
@@ -62,6 +64,7 @@ from tne_ai.inputs import variants_option
 
 POLL = 0.25                  # seconds between checks for an interrupted match while waiting
 NAME_RE = re.compile(r"[A-Za-z0-9_.+-]+")
+KEYS = "name, cmd, dir, iterations, movetime, option.NAME"
 # How an engine can lose a game by forfeit (GameResult.forfeit["kind"]).
 FORFEIT_KINDS = ("handshake", "crash", "time", "illegal", "garbled", "error")
 
@@ -122,6 +125,14 @@ class EngineSpec:
     argv: tuple
     options: tuple = ()          # ((name, value), ...) sent as setoption, in order
     cwd: Optional[str] = None
+    iterations: Optional[int] = None     # this engine's own `go iterations`, over the match's
+    movetime_ms: Optional[int] = None    # this engine's own `go movetime`, over the match's
+
+    def limits_text(self) -> str:
+        """Return the engine's own limits as text (empty when it has none)."""
+        parts = [f"iterations {self.iterations}"] if self.iterations is not None else []
+        parts += [f"movetime {self.movetime_ms}"] if self.movetime_ms is not None else []
+        return ", ".join(parts)
 
 
 def _default_name(argv) -> str:
@@ -134,7 +145,7 @@ def _default_name(argv) -> str:
 
 
 def parse_engine(text: str) -> EngineSpec:
-    """Parse `name=N cmd='prog args' dir=D option.X=Y ...` (shell quoting) into an EngineSpec; ValueError if bad."""
+    """Parse `name=N cmd='prog args' dir=D iterations=N movetime=MS option.X=Y ...` (shell quoting) into an EngineSpec; ValueError if bad."""
     try:
         tokens = shlex.split(text)
     except ValueError as e:
@@ -143,18 +154,18 @@ def parse_engine(text: str) -> EngineSpec:
     for tok in tokens:
         key, eq, value = tok.partition("=")
         if not eq:
-            raise ValueError(f"engine {text!r}: {tok!r} is not key=value (keys: name, cmd, dir, option.NAME)")
+            raise ValueError(f"engine {text!r}: {tok!r} is not key=value (keys: {KEYS})")
         if key.startswith("option."):
             opt = key[len("option."):]
             if not opt or any(ch.isspace() for ch in opt):
                 raise ValueError(f"engine {text!r}: bad option name in {tok!r}")
             options.append((opt, value))
-        elif key in ("name", "cmd", "dir"):
+        elif key in ("name", "cmd", "dir", "iterations", "movetime"):
             if key in fields:
                 raise ValueError(f"engine {text!r}: {key}= given twice")
             fields[key] = value
         else:
-            raise ValueError(f"engine {text!r}: unknown key {key!r} (keys: name, cmd, dir, option.NAME)")
+            raise ValueError(f"engine {text!r}: unknown key {key!r} (keys: {KEYS})")
     if not fields.get("cmd", "").strip():
         raise ValueError(f"engine {text!r}: cmd= is required, e.g. cmd='tne-ai bot'")
     try:
@@ -164,8 +175,15 @@ def parse_engine(text: str) -> EngineSpec:
     name = fields.get("name", "")
     if "name" in fields and not NAME_RE.fullmatch(name):
         raise ValueError(f"engine {text!r}: name {name!r} may use only letters, digits and _ . + -")
+    limits = {}
+    for key in ("iterations", "movetime"):
+        if key in fields:
+            if not fields[key].isdigit() or int(fields[key]) <= 0:
+                raise ValueError(f"engine {text!r}: {key}={fields[key]!r} is not a positive whole number")
+            limits[key] = int(fields[key])
     return EngineSpec(name=name or _default_name(argv), cmd=fields["cmd"], argv=argv,
-                      options=tuple(options), cwd=fields.get("dir"))
+                      options=tuple(options), cwd=fields.get("dir"), iterations=limits.get("iterations"),
+                      movetime_ms=limits.get("movetime"))
 
 
 def unique_names(specs: list) -> list:
@@ -176,7 +194,7 @@ def unique_names(specs: list) -> list:
         name = sp.name if seen[sp.name] == 1 else f"{sp.name}-{seen[sp.name]}"
         while name in {o.name for o in out}:
             name += "_"
-        out.append(sp if name == sp.name else EngineSpec(name, sp.cmd, sp.argv, sp.options, sp.cwd))
+        out.append(sp if name == sp.name else dataclasses.replace(sp, name=name))
     return out
 
 
@@ -228,6 +246,17 @@ class Control:
             parts.append(f"iterations {self.iterations}")
         return ", ".join(parts) or "engine default"
 
+    def for_engine(self, spec: "EngineSpec") -> "Control":
+        """Return the limits an engine plays under: its own iterations and movetime over the match's; ValueError if they clash."""
+        if spec.iterations is None and spec.movetime_ms is None:
+            return self
+        try:
+            return dataclasses.replace(
+                self, iterations=spec.iterations if spec.iterations is not None else self.iterations,
+                movetime_ms=spec.movetime_ms if spec.movetime_ms is not None else self.movetime_ms)
+        except ValueError as e:
+            raise ValueError(f"engine {spec.name!r}: {e}") from None
+
     def limits(self, clocks: Optional[list]) -> Limits:
         """Return the limits of the next search given every seat's clock (ms, or None without a time control)."""
         return Limits(iterations=self.iterations, movetime=self.movetime_ms,
@@ -254,6 +283,12 @@ class Control:
         if self.movetime_ms is not None:
             return f"lost on time: no bestmove within movetime {self.movetime_ms} ms (+{self.grace_ms} ms grace)"
         return f"hung: no bestmove within {self.move_timeout_ms / 1000:g} s"
+
+
+def describe_limits(control: Control, specs: list) -> str:
+    """Return the match's limits and each engine's own, e.g. `iterations 50; a: iterations 500`."""
+    own = {sp.name: sp.limits_text() for sp in specs if sp.limits_text()}
+    return "; ".join([control.describe()] + [f"{name}: {text}" for name, text in own.items()])
 
 
 # ---------------------------------------------------------------- ending engines
@@ -347,7 +382,7 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     names = list(names) if names is not None else [sp.name for sp in specs]
     seeds = list(seeds) if seeds is not None else [derive_seed(deal, "engine", s) for s in range(players)]
     state = engine.new_game(players, deal, board, variants)
-    headers = {"event": "tne-ai match", "control": control.describe()}
+    headers = {"event": "tne-ai match", "control": describe_limits(control, specs)}
     if game_no is not None:
         headers["game"] = str(game_no)
     headers.update({f"seat{s}": nm for s, nm in enumerate(names)})
@@ -357,6 +392,7 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
     hands = [letters(start["hands"][s]) for s in range(players)]
     events = [[] for _ in range(players)]
     clocks = [float(control.base_ms)] * players if control.base_ms is not None else None
+    controls = [control.for_engine(sp) for sp in specs]
     think, calls = [0.0] * players, [0] * players
     decisions, forfeit = 0, None
     if log_dir:
@@ -393,11 +429,12 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
                 eng.set_position(first=first, hand=hands[seat], moves=events[seat])
                 t0 = time.monotonic()
                 try:
-                    reply = eng.play(control.limits(clocks), timeout=control.allowance_ms(clock) / 1000)
+                    reply = eng.play(controls[seat].limits(clocks),
+                                     timeout=controls[seat].allowance_ms(clock) / 1000)
                 except EngineTimeout:
                     think[seat] += time.monotonic() - t0
                     calls[seat] += 1
-                    raise EngineFailure("time", control.late_reason(clock), seat) from None
+                    raise EngineFailure("time", controls[seat].late_reason(clock), seat) from None
                 except ClientError as e:
                     raise _failure(e, seat) from None
                 think[seat] += reply.elapsed
@@ -461,7 +498,7 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
                      control: Control = Control(), record_dir: Optional[str] = None,
                      progress: Optional[Callable] = None, lineup: Optional[list] = None, jobs: int = 1,
                      max_decisions: int = MAX_DECISIONS, log_dir: Optional[str] = None,
-                     variants=()) -> MatchResult:
+                     variants=(), backend: Optional[Backend] = None, sprt=None) -> MatchResult:
     """Play `games` games between engines (EngineSpecs) with seats rotated; return the MatchResult.
 
     The plan is search.arena.run_match's: game i deals from (seed, i // players)
@@ -475,6 +512,14 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     every engine is killed and MatchAborted is raised; later failures are
     forfeits of their game. `variants`: the 2015
     variants every game is played with (engine.actions.VARIANTS names).
+
+    `backend`: where games run, a search.backends backend (default: this
+    process, or `jobs` threads); with a RayBackend each game is a Ray task
+    that starts its engines on the worker's machine (commands, `dir=` and
+    `log_dir` are paths there), and an engine's handshake failure stops the
+    match only if no game of that engine has finished yet. `sprt`: a
+    search.sprt SprtSpec or Sprt testing the lineup's first engine; the
+    match stops at its decision and the games still running are cancelled.
     """
     variants = normal_variants(variants)
     by_name = {sp.name: sp for sp in engines}
@@ -492,10 +537,16 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
             raise ValueError(f"the lineup names unknown engine {nm!r} (engines: {', '.join(by_name)})")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
+    for sp in engines:
+        control.for_engine(sp)                      # fail before any engine runs on clashing limits
     cancel = threading.Event()
     plan = plan_match(lineup, games, seed)
     done: dict = {}
+    lost: list = []
     started: set = set()          # engines that have completed a handshake in this match
+    backend = backend if backend is not None else make_backend("process", jobs, threads=True)
+    remote = isinstance(backend, RayBackend)
+    tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
 
     def play(pg: PlannedGame) -> GameResult:
         return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
@@ -508,8 +559,19 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         if record_dir:
             with open(os.path.join(record_dir, record_name(pg.index + 1, pg.seat_names)), "w") as f:
                 f.write(g.record)
+        if tester is not None:
+            tester.add(pg.index, g.names, g.ranks)
         if progress is not None:
             progress(pg.index, g)
+
+    def check_start(pg: PlannedGame, g: GameResult) -> None:
+        # A Ray task cannot see which engines other games have started: its handshake failures come
+        # back as forfeits, and one by an engine with no finished game yet stops the match here.
+        f = g.forfeit
+        if f is not None and f.get("kind") == "handshake" and g.names[f["seat"]] not in started:
+            raise EngineStartFailed(EngineFailure("handshake", f["reason"], f["seat"]), g.names[f["seat"]],
+                                    pg.index + 1)
+        started.update(nm for s, nm in enumerate(g.names) if f is None or s != f["seat"])
 
     # Ctrl-C and SIGTERM only raise a flag: a KeyboardInterrupt raised inside
     # concurrent.futures' or a queue's lock handling can leave a lock held and
@@ -520,63 +582,76 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         interrupted.set()
         cancel.set()
 
+    def poll() -> None:
+        if interrupted.is_set():
+            raise KeyboardInterrupt()
+
+    def stop() -> None:
+        cancel.set()
+        backend.cancel()
+        kill_all()
+
     restore = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             restore[sig] = signal.signal(sig, on_signal)
     try:
-        if jobs == 1:
-            for pg in plan:
-                try:
-                    g = play(pg)
-                except Cancelled:
-                    raise KeyboardInterrupt() from None
-                finish(pg, g)
-                if interrupted.is_set():
-                    raise KeyboardInterrupt()
-        else:
-            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="game") as pool:
-                pending = {pool.submit(play, pg): pg for pg in plan}
-                try:
-                    while pending:
-                        ready, _ = concurrent.futures.wait(pending, timeout=POLL,
-                                                           return_when=concurrent.futures.FIRST_COMPLETED)
-                        for fut in ready:
-                            pg = pending.pop(fut)
-                            try:
-                                g = fut.result()
-                            except Cancelled:
-                                continue
-                            finish(pg, g)
+        with backend:
+            try:
+                jobs_ = [(by_name, pg, players, board, control, log_dir, max_decisions, variants) for pg in plan]
+                outcomes = backend.stream(_play_remote, jobs_, poll) if remote else \
+                    backend.stream(play, plan, poll)
+                for i, g in outcomes:
+                    pg = plan[i]
+                    if isinstance(g, Cancelled):
                         if interrupted.is_set():
                             raise KeyboardInterrupt()
-                except BaseException:
-                    cancel.set()
-                    kill_all()
-                    for fut in pending:
-                        fut.cancel()
-                    raise
+                        continue
+                    if isinstance(g, JobLost):
+                        lost.append((i + 1, str(g)))
+                        continue
+                    if isinstance(g, BaseException):
+                        raise g
+                    if remote:
+                        check_start(pg, g)
+                    finish(pg, g)
+                    poll()
+                    if tester is not None and tester.decision is not None:
+                        stop()
+                        break
+            except BaseException:
+                stop()
+                raise
     except EngineStartFailed as e:
-        cancel.set()
-        kill_all()
-        raise MatchAborted(e, summarise([done[i] for i in sorted(done)], lineup, players, board, seed,
-                                        variants)) from None
+        raise MatchAborted(e, _summary(done, lineup, players, board, seed, variants, tester, lost)) from None
     except KeyboardInterrupt:
-        cancel.set()
-        kill_all()
-        raise MatchInterrupted(summarise([done[i] for i in sorted(done)], lineup, players, board, seed,
-                                         variants)) from None
+        raise MatchInterrupted(_summary(done, lineup, players, board, seed, variants, tester, lost)) from None
     finally:
         for sig, handler in restore.items():
             signal.signal(sig, handler)
-    return summarise([done[i] for i in sorted(done)], lineup, players, board, seed, variants)
+    return _summary(done, lineup, players, board, seed, variants, tester, lost)
 
 
-def results_text(res: MatchResult, control: Control) -> str:
+def _summary(done: dict, lineup, players, board, seed, variants, tester, lost) -> MatchResult:
+    """Return the MatchResult of the games finished so far, with the SPRT and the lost games."""
+    res = summarise([done[i] for i in sorted(done)], lineup, players, board, seed, variants)
+    res.sprt, res.lost = tester, sorted(lost)
+    return res
+
+
+def _play_remote(job: tuple) -> GameResult:
+    """Play one planned game in a backend's worker (a Ray task): every handshake failure is a forfeit there."""
+    by_name, pg, players, board, control, log_dir, max_decisions, variants = job
+    return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
+                            seeds=pg.seeds, names=pg.seat_names, game_no=pg.index + 1, log_dir=log_dir,
+                            max_decisions=max_decisions, variants=variants)
+
+
+def results_text(res: MatchResult, control: Control, engines: tuple = ()) -> str:
     """Return the results table (search.arena's) with the limits and the end reasons."""
     ends = collections.Counter(g.end_reason for g in res.games)
     kinds = collections.Counter(g.forfeit["kind"] for g in res.games if g.forfeit)
-    lines = [res.table(), f"limits: {control.describe()}"]
+    lines = [res.table(), f"limits: {describe_limits(control, engines)}"]
     if ends:
         lines.append("end reasons: " + ", ".join(f"{k} {n}" for k, n in sorted(ends.items())))
     if kinds:
@@ -619,10 +694,19 @@ def _raise_interrupt(signum, frame):
 @click.option("--record-dir", type=click.Path(file_okay=False), default=None, help="Save every game record here.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Save every engine's transcript (lines sent, received, its stderr) here.")
-@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True, help="Games played at once.")
+@click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
+              help="Games played at once (with --backend ray: the CPUs of a local Ray instance started here).")
+@click.option("--backend", type=click.Choice(BACKENDS), default="process", show_default=True,
+              help="Where games run: here (--jobs threads) or as Ray tasks (pip install -e '.[cluster]'; docs/cluster.md).")
+@click.option("--ray-address", default=None, metavar="HOST:PORT",
+              help="With --backend ray: the cluster to join (default: start or join a local Ray instance).")
+@click.option("--sprt", "sprt_text", default=None, metavar="SPEC",
+              help="Stop as soon as an SPRT of the first engine decides: 'elo0=0 elo1=5 alpha=0.05 beta=0.05' "
+                   "(logistic Elo; docs/match.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line per finished game.")
 def match_command(engine_texts, players, board, variants, games, seed, lineup, tc, movetime, iterations, grace,
-                  move_timeout, handshake_timeout, max_decisions, record_dir, log_dir, jobs, quiet):
+                  move_timeout, handshake_timeout, max_decisions, record_dir, log_dir, jobs, backend, ray_address,
+                  sprt_text, quiet):
     """Referee games between engines that speak the protocol (docs/protocol.md, docs/match.md).
 
     Prints one line per finished game to stderr and the results table
@@ -637,8 +721,12 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
                           grace_ms=grace, move_timeout_ms=round(move_timeout * 1000),
                           handshake_ms=round(handshake_timeout * 1000))
         slots = [x.strip() for x in lineup.split(",")] if lineup else None
-        if slots is None:
-            default_lineup([sp.name for sp in specs], players)      # fail early on too many engines
+        order = slots if slots is not None else default_lineup([sp.name for sp in specs], players)
+        for sp in specs:
+            control.for_engine(sp)
+        tester = Sprt(SprtSpec.parse(sprt_text), order[0], players) if sprt_text is not None else None
+        if ray_address is not None and backend != "ray":
+            raise ValueError("--ray-address needs --backend ray")
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     n_games = players if games is None else games
@@ -652,20 +740,25 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
         if g.forfeit:
             f = g.forfeit
             extra = f"; forfeit seat {f['seat']} ({g.names[f['seat']]}): {f['reason']}"
+        llr = f" {tester.status()}" if tester is not None else ""
         click.echo(f"game {i + 1}/{n_games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
-                   f"{time.monotonic() - t0:.0f}s){extra}", err=True)
+                   f"{time.monotonic() - t0:.0f}s){llr}{extra}", err=True)
 
     old = None
     if threading.current_thread() is threading.main_thread():
         old = signal.signal(signal.SIGTERM, _raise_interrupt)   # clean up on kill as on Ctrl-C
     try:
+        runner = make_backend(backend, jobs, ray_address, threads=True)
+    except RuntimeError as e:                   # Ray is not installed
+        raise click.UsageError(str(e)) from None
+    try:
         res = run_engine_match(specs, n_games, players, seed, board, control, record_dir=record_dir,
                                progress=progress, lineup=slots, jobs=jobs, max_decisions=max_decisions,
-                               log_dir=log_dir, variants=variants or ())
+                               log_dir=log_dir, variants=variants or (), backend=runner, sprt=tester)
     except MatchInterrupted as e:
         click.echo(f"interrupted after {len(e.result.games)} of {n_games} games; engines stopped", err=True)
         if e.result.games:
-            click.echo(results_text(e.result, control))
+            click.echo(results_text(e.result, control, specs))
         sys.exit(130)
     except MatchAborted as e:
         click.echo(f"Error: {e}; match stopped after {len(e.result.games)} of {n_games} games, "
@@ -676,4 +769,4 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
     finally:
         if old is not None:
             signal.signal(signal.SIGTERM, old)
-    click.echo(results_text(res, control))
+    click.echo(results_text(res, control, specs))
