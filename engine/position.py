@@ -96,7 +96,7 @@ HAND_SIZE = 6
 CATASTROPHES = 2
 MAX_COMMIT = 6
 MAX_COUNT = 999_999          # cap on counts in a position string (keeps numbers sane)
-MAX_SCORE = 9_999            # cap on a seat's score in one colour (the core stores int16)
+MAX_SCORE = 1_000_000_000    # cap on a seat's score in one colour: int32 in the core, room for 10**8 more turns
 
 PUBLIC_FIELDS = ("board", "players", "cells", "leaders", "monuments", "scores",
                  "treasures_taken", "catastrophes_left", "hand_sizes", "bag_size",

@@ -280,9 +280,13 @@ def test_snapshot_tile_count_and_keys():
         State.from_snapshot(snap)
 
 
-def test_check_consistency_catches_a_stranded_leader():
+def test_a_stranded_leader_is_refused_and_caught():
+    """A leader with no temple beside it: from_snapshot refuses it, check_consistency catches it made by hand."""
     snap = new_game(2, 0).snapshot()
     snap["leaders"][0][0] = 0          # a1: empty land, no temple next to it
-    s = State.from_snapshot(snap)
+    with pytest.raises(PositionError, match="temple"):
+        State.from_snapshot(snap)
+    s = new_game(2, 0)
+    s.leaders[0][0] = 0
     with pytest.raises(ConsistencyError, match="temple"):
         s.check_consistency()
