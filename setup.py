@@ -31,7 +31,7 @@ MACROS = [] if DEBUG else [("NDEBUG", "1")]
 extensions = [
     Extension(name, [f"{name.replace('.', '/')}.pyx"], extra_compile_args=COMPILE,
               extra_link_args=LINK, define_macros=MACROS)
-    for name in ("ext.core", "ext.heuristics", "ext.mcts")
+    for name in ("ext.core", "ext.heuristics", "ext.mcts", "ext.greedy")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

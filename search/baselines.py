@@ -18,6 +18,18 @@ beside them, supporters and monuments in their kingdoms). A decision that
 starts a conflict is valued as a mix of the two outcomes, weighted by the odds
 of winning it given public strengths, its own tiles and a hypergeometric model
 of the opponent's hand. Commitments commit what wins when that is possible.
+
+Two implementations play exactly the same decisions: `GreedyAgent` runs the
+decision in the nogil kernel ext/greedy.pyx (about 80 times faster), and
+`PyGreedyAgent`, the Python reference below, is what the kernel follows step
+for step (tests/test_greedy_kernel.py compares them over seeded games). Both
+draw one 64-bit salt from their rng per decision; it keys the tie-breaking
+noise of every tried decision (`tie_noise`) and, for the reference, the
+world it deals. The kernel agent deals the unseen tiles in colour order
+instead (`_kernel_world`): the evaluation never reads them, and that the two
+agents agree in every game shows it. Sums of floats run left to right in both
+(a seat's leaders seat by seat, colour by colour), so no rounding tells them
+apart.
 """
 from __future__ import annotations
 
@@ -28,6 +40,7 @@ import engine
 from engine import actions as A
 from engine.boards import SQUARES, neighbours
 from engine.info import determinize
+from ext.greedy import GreedyParams, greedy_choose
 from search.agent import Agent, Limits
 
 NB = tuple(tuple(neighbours(sq)) for sq in range(SQUARES))
@@ -51,8 +64,47 @@ DEFAULT_WEIGHTS = {
 }
 
 
+_MASK64 = (1 << 64) - 1
+
+
 def _world(obs: dict, seat: int, rng: random.Random) -> engine.State:
     return engine.State.from_snapshot(determinize(obs, seat, rng))
+
+
+def _kernel_world(obs: dict) -> engine.State:
+    """Return a world of an observation with the unseen tiles dealt in colour order (no checks).
+
+    The observation comes from the rules (the arena's or the bot's view), so the
+    checked engine.State.from_snapshot (hundreds of microseconds) is skipped.
+    """
+    seat = obs["seat"]
+    unseen = obs["unseen"]
+    pool = [c for c in range(4) for _ in range(unseen[c])]
+    pos = 0
+    hands, swapped = [], []
+    for key, own, sizes, out in (("hand", obs["hand"], obs["hand_sizes"], hands),
+                                 ("swapped", obs["own_swapped"], obs["swapped_sizes"], swapped)):
+        for p in range(obs["players"]):
+            if p == seat:
+                out.append(list(own))
+                continue
+            part = pool[pos:pos + sizes[p]]
+            pos += sizes[p]
+            out.append([part.count(c) for c in range(4)])
+    snap = dict(obs)
+    snap["hands"], snap["swapped"], snap["bag"] = hands, swapped, pool[pos:]
+    world = engine.State.__new__(engine.State)
+    world._load(snap)
+    return world
+
+
+def tie_noise(salt: int, action: int) -> float:
+    """Return the tie-breaking noise in [0, 1e-9) of a tried decision, from (salt, action) alone (as the kernel)."""
+    z = (salt + (action + 1) * 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    return (z >> 11) * (1.0 / 9007199254740992.0) * 1e-9
 
 
 class RandomAgent(Agent):
@@ -78,7 +130,10 @@ def colour_value(scores, treasures: int, w: dict) -> float:
     for _ in range(treasures):
         x[x.index(min(x))] += 1
     tau = w["tau"]
-    return sum(tau * (1.0 - math.exp(-v / tau)) for v in x) + w["min_bonus"] * min(x)
+    total = 0.0
+    for v in x:         # left to right, as the kernel (sum() of floats differs across Pythons)
+        total += tau * (1.0 - math.exp(-v / tau))
+    return total + w["min_bonus"] * min(x)
 
 
 def colour_need(scores, treasures: int, w: dict) -> list:
@@ -198,32 +253,31 @@ class _Board:
         self.label = label
 
     def positional(self, needs, w: dict, players: int) -> list:
-        """Return each seat's leader terms summed."""
+        """Return each seat's leader terms summed (seat by seat, colour by colour, as the kernel)."""
         out = [0.0] * players
         cells = self.cells
-        for up, lds, mons, ntre in self.groups:
-            for sq in lds:
-                p, c = self.leaders[sq]
-                need = needs[p]
-                nc = need[c]
-                v = w["leader"] + w["temple"] * min(temples_beside(cells, sq), 4) \
-                    + w["supporter"] * min(up[c], 12)
-                for m in mons:
-                    if c in A.MONUMENTS[m]:
-                        v += w["monument"]
-                if c == A.GREEN and ntre:
-                    v += w["treasure_near"]
-                val = nc * v
-                if c == A.BLACK:
-                    val += w["king"] * max(need)
-                out[p] += val
+        for sq, (p, c) in self.leaders.items():        # built seat by seat, colour by colour
+            up, lds, mons, ntre = self.groups[self.label[sq]]
+            need = needs[p]
+            nc = need[c]
+            v = w["leader"] + w["temple"] * min(temples_beside(cells, sq), 4) \
+                + w["supporter"] * min(up[c], 12)
+            for m in mons:
+                if c in A.MONUMENTS[m]:
+                    v += w["monument"]
+            if c == A.GREEN and ntre:
+                v += w["treasure_near"]
+            val = nc * v
+            if c == A.BLACK:
+                val += w["king"] * max(need)
+            out[p] += val
         return out
 
 
 # ---------------------------------------------------------------- the greedy agent
 
-class GreedyAgent(Agent):
-    """Try each legal decision on a clone and keep the best-evaluated one (observation only)."""
+class _Greedy(Agent):
+    """What both greedy agents share: the weights, the seeded rng and the count of passes in a row."""
 
     name = "greedy"
 
@@ -249,11 +303,32 @@ class GreedyAgent(Agent):
         super().apply(action, observation)
         self.passes = self.passes + 1 if action == A.PASS else 0
 
+
+
+class GreedyAgent(_Greedy):
+    """Try each legal decision on a copy and keep the best-evaluated one, in the nogil kernel (observation only)."""
+
+    def __init__(self, seed: int = 0, weights: dict | None = None):
+        """Create the agent with its own seeded rng and optional evaluation weight overrides."""
+        super().__init__(seed, weights)
+        self.params = GreedyParams(self.w)
+
+    def choose(self, limits: Limits = Limits()) -> int:
+        """Return the decision whose result evaluates best for this seat."""
+        self.check_turn()
+        salt = self.rng.getrandbits(64)
+        return greedy_choose(_kernel_world(self.observation), self.seat, self.params, self.passes, salt)
+
+
+class PyGreedyAgent(_Greedy):
+    """The greedy agent in Python: the reference the kernel (GreedyAgent) follows step for step."""
+
     def choose(self, limits: Limits = Limits()) -> int:
         """Return the decision whose result evaluates best for this seat."""
         self.check_turn()
         obs = self.observation
-        world = _world(obs, self.seat, self.rng)
+        self.salt = self.rng.getrandbits(64)
+        world = _world(obs, self.seat, random.Random(self.salt))
         legal = world.legal_actions()
         if len(legal) == 1:
             return legal[0]
@@ -282,7 +357,10 @@ class GreedyAgent(Agent):
         if len(opp) == 1:
             return values[me] - opp[0]
         k = self.w["opponents_max"]
-        return values[me] - (k * max(opp) + (1 - k) * sum(opp) / len(opp))
+        total = 0.0
+        for v in opp:       # left to right, as the kernel
+            total += v
+        return values[me] - (k * max(opp) + (1 - k) * total / len(opp))
 
     def _static(self, snap: dict, removed_leader: int = -1, bonus=None, pos=None) -> float:
         """Evaluate a position with no conflict pending (optionally a leader removed, points added)."""
@@ -388,7 +466,7 @@ class GreedyAgent(Agent):
         for a in legal:
             nxt = world.clone()
             nxt.apply(a)
-            v = self._value(nxt) + self.rng.random() * 1e-9
+            v = self._value(nxt) + tie_noise(self.salt, a)
             if v > best_v:
                 best, best_v = a, v
         return best
@@ -423,7 +501,7 @@ class GreedyAgent(Agent):
                 else:
                     sc = nxt.scores()
                     v = self._combine_parts([x[:4] for x in sc], [x[4] for x in sc], cats_left, root_pos)
-                v += self.rng.random() * 1e-9
+                v += tie_noise(self.salt, a)
                 if v > best_v:
                     best, best_v = a, v
                 if v > moving_v:
@@ -436,7 +514,7 @@ class GreedyAgent(Agent):
                     continue
             nxt = world.clone()
             nxt.apply(a)
-            v = self._value(nxt) + self.rng.random() * 1e-9
+            v = self._value(nxt) + tie_noise(self.salt, a)
             if a < A.LEADER_BASE and v > here + 0.05:
                 useful[a // SQUARES] = True
             if v > best_v:
@@ -447,7 +525,7 @@ class GreedyAgent(Agent):
             sw = self._swap_choice(snap, useful, swaps)
             if sw is not None:
                 return sw
-        if best == A.PASS and getattr(self, "passes", 0) >= self.players:
+        if best == A.PASS and self.passes >= self.players:
             # everyone passed a full round: passing on could go on for ever (a full hand draws
             # nothing, so neither end condition comes nearer); make progress instead
             if moving is not None:

@@ -230,7 +230,7 @@ def test_a_stalled_game_is_capped_and_adjudicated():
 
 def test_greedy_breaks_a_passing_stall():
     """A deal where both greedy players once passed turn after turn for ever: now the game ends."""
-    i = 21
+    i = 58      # without the stall rule this deal runs to any cap (checked when the tie-break noise changed)
     deal = derive_seed(9, "deal", i // 2) % (1 << 62)
     agents = [GreedyAgent(derive_seed(9, "agent", i, 0), weights={"min_bonus": 1.5, "tau": 3.0}),
               GreedyAgent(derive_seed(9, "agent", i, 1))]

@@ -1,0 +1,39 @@
+# cython: language_level=3
+"""C layout of the greedy baseline's decision kernel (see ext/greedy.pyx)."""
+from libc.stdint cimport uint64_t
+from ext.core cimport GameState, MAX_PLAYERS
+
+cdef enum:
+    UTILITY_TABLE = 64      # colour totals whose utility tau*(1-exp(-x/tau)) is tabled
+
+ctypedef struct GreedyWeights:
+    # the weights of search.baselines.DEFAULT_WEIGHTS, same names, same meaning
+    double tau
+    double min_bonus
+    double leader
+    double king
+    double temple
+    double supporter
+    double monument
+    double treasure_near
+    double catastrophe
+    double opponents_max
+    double commit_cost
+    double terminal
+
+ctypedef struct GreedyCtx:
+    GreedyWeights w
+    int seat                        # the deciding seat (to act at the root)
+    int players
+    int passes                      # passes in a row before this decision (the stall rule)
+    uint64_t salt                   # keys the tie-breaking noise of every tried decision
+    # fixed at the root, as the Python agent's _prepare: each seat's value of one
+    # more point of each colour, the tiles the seat has not seen, the hand sizes
+    double needs[MAX_PLAYERS][4]
+    double max_need[MAX_PLAYERS]
+    int unseen[4]
+    int total_unseen
+    int hand_sizes[MAX_PLAYERS]
+    double utility[UTILITY_TABLE]   # utility[x] = tau*(1-exp(-x/tau)), computed as the reference does
+
+cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil

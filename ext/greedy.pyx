@@ -1,0 +1,593 @@
+# cython: language_level=3
+"""The greedy baseline's decision as a nogil kernel: search.baselines.GreedyAgent in C.
+
+The Python agent (search.baselines.PyGreedyAgent) is the reference and its
+docstring says what the player does; this module does the same, step for
+step, so that a seeded game gives the same decision at every step
+(tests/test_greedy_kernel.py compares them). To make that exact, every
+floating-point sum here runs in the reference's order and in double, the
+same libm exp is called on the same arguments, hypergeometric odds are
+ratios of exact 64-bit integers (exact in a double below 2**53, as Python's
+int division rounds them) and the tie-breaking noise is a function of
+(salt, action), not of the order decisions are tried in.
+
+`greedy_choose` is the Python entry: it copies the world, releases the GIL
+and returns the decision.
+"""
+from libc.math cimport exp, INFINITY
+from libc.stdint cimport uint64_t, int64_t, int32_t
+
+from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CONFLICT_REVOLT, GREEN,
+                      GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
+                      PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
+                      apply_unchecked, bb_and, bb_any, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
+                      bb_test, gen_legal, hand_size, occupied, unseen_by, CoreState)
+
+cdef enum:
+    VALUE_DEPTH = 3         # own follow-up choices (monument, treasure, ...) resolved this deep
+    MAX_GROUPS = 16         # at most one group per leader on the board
+
+
+# ---------------------------------------------------------------- bit counts
+
+cdef inline int pop64(uint64_t x) noexcept nogil:
+    """Count the set bits of a word in registers (the builtin calls a libgcc routine without -mpopcnt)."""
+    x = x - ((x >> 1) & 0x5555555555555555ULL)
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
+    return <int>((x * 0x0101010101010101ULL) >> 56)
+
+cdef inline int count_and(BB a, BB b) noexcept nogil:
+    """Count the squares of a that are in b."""
+    return pop64(a.w[0] & b.w[0]) + pop64(a.w[1] & b.w[1]) + pop64(a.w[2] & b.w[2])
+
+cdef inline int temples_next_to(GameState* s, int sq) noexcept nogil:
+    """Count the face-up temples edge-adjacent to a square (a leader's revolt strength, R-REV-2)."""
+    cdef int k, n = 0
+    for k in range(NB_N[sq]):
+        if s.cell[NB[sq][k]] == 1 + RED:
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- tie-breaking noise
+
+cdef inline double tie_noise(uint64_t salt, int action) noexcept nogil:
+    """Return a noise in [0, 1e-9) for a tried decision, from (salt, action) alone."""
+    cdef uint64_t z = salt + <uint64_t>(action + 1) * 0x9E3779B97F4A7C15ULL
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    z = z ^ (z >> 31)
+    return <double>(z >> 11) * (1.0 / 9007199254740992.0) * 1e-9
+
+
+def _tie_noise(uint64_t salt, int action):
+    """Return the kernel's tie-breaking noise of a decision (test hook)."""
+    return tie_noise(salt, action)
+
+
+# ---------------------------------------------------------------- evaluation helpers
+
+cdef inline double utility(GreedyCtx* ctx, int v) noexcept nogil:
+    """Return tau*(1-exp(-v/tau)), from the table when v is in it (the same double either way)."""
+    if 0 <= v < UTILITY_TABLE:
+        return ctx.utility[v]
+    return ctx.w.tau * (1.0 - exp(<double>(-v) / ctx.w.tau))
+
+cdef double colour_value(GreedyCtx* ctx, const int* scores, int treasures) noexcept nogil:
+    """Return a seat's value of its colour scores, treasures added to the weakest (R-END-2)."""
+    cdef int x[4]
+    cdef int c, t, lo
+    cdef double total = 0.0
+    for c in range(4):
+        x[c] = scores[c]
+    for t in range(treasures):
+        lo = 0
+        for c in range(1, 4):
+            if x[c] < x[lo]:
+                lo = c
+        x[lo] += 1
+    lo = x[0]
+    for c in range(4):
+        total += utility(ctx, x[c])
+        if x[c] < lo:
+            lo = x[c]
+    return total + ctx.w.min_bonus * lo
+
+cdef void colour_need(GreedyCtx* ctx, const int* scores, int treasures, double* out) noexcept nogil:
+    """Write the value of one more point of each colour for a seat."""
+    cdef double base = colour_value(ctx, scores, treasures)
+    cdef int s[4]
+    cdef int c, k
+    for c in range(4):
+        for k in range(4):
+            s[k] = scores[k]
+        s[c] += 1
+        out[c] = colour_value(ctx, s, treasures) - base
+
+cdef int64_t comb(int n, int k) noexcept nogil:
+    """Return the binomial coefficient (0 when k is out of 0..n), exactly."""
+    cdef int64_t r = 1
+    cdef int i
+    if k < 0 or k > n:
+        return 0
+    if k > n - k:
+        k = n - k
+    for i in range(k):
+        r = r * (n - i) // (i + 1)
+    return r
+
+cdef double hyper_at_least(int total, int good, int drawn, int k) noexcept nogil:
+    """Return P(X >= k) for X hypergeometric: `drawn` tiles from `total` of which `good` are wanted."""
+    cdef int hi, i
+    cdef int64_t p = 0
+    if k <= 0:
+        return 1.0
+    if drawn > total:
+        drawn = total
+    hi = good if good < drawn else drawn
+    if total <= 0 or k > hi:
+        return 0.0
+    for i in range(k, hi + 1):
+        p += comb(good, i) * comb(total - good, drawn - i)
+    return <double>p / <double>comb(total, drawn)
+
+cdef BB flood(BB start, BB passable) noexcept nogil:
+    """Return the part of passable connected to start (start included)."""
+    cdef BB comp = start, grown
+    while True:
+        grown = bb_or(comp, bb_and(bb_neighbours(comp), passable))
+        if bb_eq(grown, comp):
+            return comp
+        comp = grown
+
+cdef void conflict_bases(GameState* s, int* base_a, int* base_d) noexcept nogil:
+    """Write the attacker's and the defender's base strengths of the pending conflict (R-REV-2, R-WAR-3)."""
+    cdef BB passable
+    if s.c_kind == CONFLICT_REVOLT:
+        base_a[0] = temples_next_to(s, s.c_att_leader)
+        base_d[0] = temples_next_to(s, s.c_def_leader)
+        return
+    # the uniting tile belongs to neither side
+    passable = occupied(s)
+    if s.unification >= 0:
+        bb_clear(&passable, s.unification)
+    base_a[0] = count_and(flood(bb_square(s.c_att_leader), passable), s.up[s.c_colour])
+    base_d[0] = count_and(flood(bb_square(s.c_def_leader), passable), s.up[s.c_colour])
+
+cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noexcept nogil:
+    """Write each seat's leader terms summed, the leader on square `removed` (if any) taken off.
+
+    A leader's kingdom is what connects to it through tiles face up or down,
+    the wonder and other leaders (the removed one no longer connects).
+    Leaders are summed seat by seat in colour order.
+    """
+    cdef const GreedyWeights* w = &ctx.w
+    cdef BB passable = occupied(s)
+    cdef BB groups[MAX_GROUPS]
+    cdef BB group
+    cdef int ngroups = 0, p, c, sq, j, m, t, u
+    cdef double v, val
+    if removed >= 0:
+        bb_clear(&passable, removed)
+    for p in range(ctx.players):
+        out[p] = 0.0
+    for p in range(ctx.players):
+        for c in range(4):
+            sq = s.leader_sq[p][c]
+            if sq < 0 or sq == removed:
+                continue
+            j = 0
+            while j < ngroups and not bb_test(&groups[j], sq):
+                j += 1
+            if j == ngroups:
+                groups[j] = flood(bb_square(sq), passable)
+                ngroups += 1
+            group = groups[j]
+            t = temples_next_to(s, sq)
+            if t > 4:
+                t = 4
+            u = count_and(group, s.up[c])
+            if u > 12:
+                u = 12
+            v = w.leader + w.temple * t + w.supporter * u
+            for m in range(6):
+                if (s.monument_sq[m] >= 0 and bb_test(&group, s.monument_sq[m])
+                        and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)):
+                    v += w.monument
+            if c == GREEN and bb_any(bb_and(group, s.treasure)):
+                v += w.treasure_near
+            val = ctx.needs[p][c] * v
+            if c == BLACK:
+                val += w.king * ctx.max_need[p]
+            out[p] += val
+
+cdef double combine(GreedyCtx* ctx, const double* values) noexcept nogil:
+    """Return the deciding seat's value minus its opponents' (the best and the mean mixed with 3-4)."""
+    cdef int me = ctx.seat, p, n = 0
+    cdef double k, most = -INFINITY, total = 0.0
+    if ctx.players == 2:
+        return values[me] - values[1 - me]
+    for p in range(ctx.players):
+        if p != me:
+            if values[p] > most:
+                most = values[p]
+            total += values[p]
+            n += 1
+    k = ctx.w.opponents_max
+    return values[me] - (k * most + (1 - k) * total / n)
+
+cdef double combine_parts(GreedyCtx* ctx, GameState* s, const int* cats, const double* pos,
+                          int bonus_p, int bonus_c, int bonus_n) noexcept nogil:
+    """Return combine() of the seats' colour values (plus bonus_n points of colour bonus_c to seat bonus_p)."""
+    cdef double values[MAX_PLAYERS]
+    cdef int sc[4]
+    cdef int p, c
+    for p in range(ctx.players):
+        for c in range(4):
+            sc[c] = s.score[p][c]
+        if p == bonus_p:
+            sc[bonus_c] += bonus_n
+        values[p] = colour_value(ctx, sc, s.treasures_taken[p]) + pos[p] + ctx.w.catastrophe * cats[p]
+    return combine(ctx, values)
+
+cdef double static_value(GameState* s, GreedyCtx* ctx, int removed, int bonus_p, int bonus_c,
+                         int bonus_n) noexcept nogil:
+    """Evaluate a position with no conflict pending (optionally a leader removed, points added)."""
+    cdef double pos[MAX_PLAYERS]
+    cdef int cats[MAX_PLAYERS]
+    cdef int p
+    positional(s, ctx, removed, pos)
+    for p in range(ctx.players):
+        cats[p] = s.cats_left[p]
+    return combine_parts(ctx, s, cats, pos, bonus_p, bonus_c, bonus_n)
+
+cdef void strength_key(GameState* s, int p, int* key) noexcept nogil:
+    """Write a seat's ascending colour totals after its treasures go on the weakest (R-END-2)."""
+    cdef int c, t, lo, tmp, i, j
+    for c in range(4):
+        key[c] = s.score[p][c]
+    for t in range(s.treasures_taken[p]):
+        lo = 0
+        for c in range(1, 4):
+            if key[c] < key[lo]:
+                lo = c
+        key[lo] += 1
+    for i in range(1, 4):
+        j = i
+        while j > 0 and key[j - 1] > key[j]:
+            tmp = key[j]
+            key[j] = key[j - 1]
+            key[j - 1] = tmp
+            j -= 1
+
+cdef double terminal_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
+    """Return the value of a finished game: the win share above 1/players, plus the static value."""
+    cdef int keys[MAX_PLAYERS][4]
+    cdef int ranks[MAX_PLAYERS]
+    cdef int P = ctx.players, p, q, i, winners = 0
+    cdef double share = 0.0
+    for p in range(P):
+        strength_key(s, p, keys[p])
+    for p in range(P):
+        ranks[p] = 0
+        for q in range(P):
+            for i in range(4):
+                if keys[q][i] != keys[p][i]:
+                    if keys[q][i] > keys[p][i]:
+                        ranks[p] += 1
+                    break
+        if ranks[p] == 0:
+            winners += 1
+    if ranks[ctx.seat] == 0:
+        share = 1.0 / winners
+    return ctx.w.terminal * (share - 1.0 / P) + static_value(s, ctx, -1, -1, 0, 0)
+
+cdef double win_odds(GameState* s, GreedyCtx* ctx, int base_a, int base_d) noexcept nogil:
+    """Return P(attacker wins) of the pending conflict, from the deciding seat's knowledge."""
+    cdef int c = RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+    cdef int me = ctx.seat, att = s.c_attacker, dfd = s.c_defender
+    cdef int my_tiles = s.hand[me][c], total = ctx.total_unseen, good = ctx.unseen[c], t, n, need
+    cdef double best, x, mean, ea, ed
+    if s.c_att_commit >= 0:
+        t = base_a + s.c_att_commit
+        if dfd == me:
+            return 0.0 if base_d + my_tiles >= t else 1.0
+        return 1.0 - hyper_at_least(total, good, ctx.hand_sizes[dfd], t - base_d)
+    if att == me:
+        best = 0.0
+        for n in range(my_tiles + 1):
+            need = base_a + n - base_d
+            x = 1.0 - hyper_at_least(total, good, ctx.hand_sizes[dfd], need)
+            if x > best:
+                best = x
+        return best
+    if dfd == me:
+        need = base_d + my_tiles - base_a + 1
+        return hyper_at_least(total, good, ctx.hand_sizes[att], need)
+    mean = (<double>good / <double>total) if total else 0.0
+    ea = base_a + mean * ctx.hand_sizes[att]
+    ed = base_d + mean * ctx.hand_sizes[dfd]
+    return 1.0 / (1.0 + exp(-(ea - ed - 0.5)))
+
+cdef void outcomes(GameState* s, GreedyCtx* ctx, int base_a, int base_d, double* wa, double* wd) noexcept nogil:
+    """Write the values if the attacker wins and if the defender wins the pending conflict."""
+    if s.c_kind == CONFLICT_REVOLT:
+        wa[0] = static_value(s, ctx, s.c_def_leader, s.c_attacker, RED, 1)
+        wd[0] = static_value(s, ctx, s.c_att_leader, s.c_defender, RED, 1)
+    else:
+        wa[0] = static_value(s, ctx, s.c_def_leader, s.c_attacker, s.c_colour, 1 + base_d)
+        wd[0] = static_value(s, ctx, s.c_att_leader, s.c_defender, s.c_colour, 1 + base_a)
+
+cdef double conflict_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
+    """Return a pending conflict's value: its two outcomes weighted by the attacker's odds."""
+    cdef int base_a, base_d
+    cdef double p, wa, wd
+    conflict_bases(s, &base_a, &base_d)
+    p = win_odds(s, ctx, base_a, base_d)
+    outcomes(s, ctx, base_a, base_d, &wa, &wd)
+    return p * wa + (1.0 - p) * wd
+
+cdef inline bint commit_phase(int phase) noexcept nogil:
+    return (phase == PH_REVOLT_ATTACK or phase == PH_REVOLT_DEFEND or phase == PH_WAR_ATTACK
+            or phase == PH_WAR_DEFEND)
+
+cdef double value(GameState* s, GreedyCtx* ctx, int depth) noexcept nogil:
+    """Evaluate a state reached by a tried decision (resolving own follow-up choices greedily)."""
+    cdef int32_t options[MAX_ACTIONS]
+    cdef GameState nxt
+    cdef int n, i
+    cdef double best, v
+    if s.phase == PH_OVER:
+        return terminal_value(s, ctx)
+    if s.phase == PH_ACTION:
+        return static_value(s, ctx, -1, -1, 0, 0)
+    if commit_phase(s.phase):
+        return conflict_value(s, ctx)
+    if depth >= VALUE_DEPTH:
+        return static_value(s, ctx, -1, -1, 0, 0)
+    n = gen_legal(s, options)
+    if s.to_act != ctx.seat and n > 1:
+        n = 1               # another seat's treasure choice: any candidate gives it the same count
+    best = -INFINITY
+    for i in range(n):
+        nxt = s[0]
+        apply_unchecked(&nxt, options[i])
+        v = value(&nxt, ctx, depth + 1)
+        if v > best:
+            best = v
+    return best
+
+
+# ---------------------------------------------------------------- decisions by phase
+
+cdef int best_of(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) noexcept nogil:
+    """Return the option with the best value (monument, treasure, war choice, ...)."""
+    cdef GameState nxt
+    cdef int best = legal[0], i
+    cdef double best_v = -INFINITY, v
+    for i in range(n):
+        nxt = s[0]
+        apply_unchecked(&nxt, legal[i])
+        v = value(&nxt, ctx, 0) + tie_noise(ctx.salt, legal[i])
+        if v > best_v:
+            best = legal[i]
+            best_v = v
+    return best
+
+cdef int swap_choice(GameState* s, GreedyCtx* ctx, const bint* useful, const int32_t* swaps,
+                     int nswaps) noexcept nogil:
+    """Return a swap of the tiles that could not score (keeping a few red), or -1."""
+    cdef int counts[4]
+    cdef int c, n = 0, a, i
+    for c in range(4):
+        counts[c] = 0 if useful[c] else s.hand[ctx.seat][c]
+    counts[RED] = counts[RED] - 2 if counts[RED] > 2 else 0
+    for c in range(4):
+        n += counts[c]
+    if n == 0 or s.bag_len < n + 2 * ctx.players * 6:
+        return -1
+    a = A_SWAP + counts[0] + 7 * counts[1] + 49 * counts[2] + 343 * counts[3]
+    for i in range(nswaps):
+        if swaps[i] == a:
+            return a
+    return -1
+
+cdef int action_phase(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) noexcept nogil:
+    """Return the best action-phase decision; swap only when nothing else gains."""
+    cdef GameState nxt
+    cdef int32_t swaps[MAX_ACTIONS]
+    cdef double root_pos[MAX_PLAYERS]
+    cdef int cats[MAX_PLAYERS]
+    cdef bint useful[4]
+    cdef int nswaps = 0, i, a, sq, k, nb, p, sw, best = A_PASS, moving = -1
+    cdef double here, v, best_v = -INFINITY, moving_v = -INFINITY, unchanged
+    cdef BB kingdoms
+    cdef bint near
+    here = static_value(s, ctx, -1, -1, 0, 0)
+    positional(s, ctx, -1, root_pos)
+    for p in range(ctx.players):
+        cats[p] = s.cats_left[p]
+    # a first action's tile touching no kingdom scores nothing, takes no treasure and
+    # cannot end the turn or the game: the scores after it are these
+    unchanged = combine_parts(ctx, s, cats, root_pos, -1, 0, 0)
+    kingdoms = flood(s.leaders, occupied(s))
+    for k in range(4):
+        useful[k] = False
+    for i in range(n):
+        a = legal[i]
+        if A_SWAP <= a < A_PASS:
+            swaps[nswaps] = a
+            nswaps += 1
+            continue
+        if a < A_LEADER and not bb_any(bb_and(bb_neighbours(bb_square(a % NSQ)), kingdoms)):
+            # a tile touching no kingdom leaves every kingdom as it was: only scores can
+            # change (monument points at the end of the turn)
+            if s.actions_left >= 2:
+                v = unchanged + tie_noise(ctx.salt, a)
+                if v > best_v:
+                    best, best_v = a, v
+                if v > moving_v:
+                    moving, moving_v = a, v
+                continue
+            nxt = s[0]
+            apply_unchecked(&nxt, a)
+            if nxt.phase == PH_OVER:
+                v = terminal_value(&nxt, ctx)
+            else:
+                v = combine_parts(ctx, &nxt, cats, root_pos, -1, 0, 0)
+            v += tie_noise(ctx.salt, a)
+            if v > best_v:
+                best, best_v = a, v
+            if v > moving_v:
+                moving, moving_v = a, v
+            continue
+        if A_CAT <= a < A_SWAP:
+            sq = a - A_CAT
+            # a catastrophe on an empty square changes nothing this evaluation sees
+            if not (1 <= s.cell[sq] <= 4):
+                continue
+            near = False
+            for k in range(NB_N[sq]):
+                nb = NB[sq][k]
+                if s.cell[nb] != 0 or s.leader_at[nb] != 0:
+                    near = True
+                    break
+            if not near:
+                continue
+        nxt = s[0]
+        apply_unchecked(&nxt, a)
+        v = value(&nxt, ctx, 0) + tie_noise(ctx.salt, a)
+        if a < A_LEADER and v > here + 0.05:
+            useful[a // NSQ] = True
+        if v > best_v:
+            best, best_v = a, v
+        if a < A_LEADER and v > moving_v:
+            moving, moving_v = a, v
+    if nswaps and best_v < here + 0.05:
+        sw = swap_choice(s, ctx, useful, swaps, nswaps)
+        if sw >= 0:
+            return sw
+    if best == A_PASS and ctx.passes >= ctx.players:
+        # everyone passed a full round: passing on could go on for ever (a full hand draws
+        # nothing, so neither end condition comes nearer); make progress instead
+        if moving >= 0:
+            return moving
+        if nswaps:
+            return swaps[0]
+    return best
+
+cdef int commitment(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) noexcept nogil:
+    """Return the commitment: what wins when it can, else nothing."""
+    cdef int me = ctx.seat, c, mine, base_a, base_d, need, total, good, held, most, sure, i, k
+    cdef int best_n = 0
+    cdef double wa, wd, stake, p, u, best_u = -INFINITY
+    c = RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+    mine = s.hand[me][c]
+    conflict_bases(s, &base_a, &base_d)
+    if s.phase == PH_REVOLT_DEFEND or s.phase == PH_WAR_DEFEND:
+        need = base_a + s.c_att_commit - base_d
+        if need < 0:
+            need = 0
+        return A_COMMIT + (need if need <= mine else 0)
+    # attacker: trade the odds against the tiles spent
+    outcomes(s, ctx, base_a, base_d, &wa, &wd)
+    stake = wa - wd
+    total = ctx.total_unseen
+    good = ctx.unseen[c]
+    held = ctx.hand_sizes[s.c_defender]
+    most = held if held < good else good        # the most the defender can hold of c
+    sure = base_d + most + 1 - base_a
+    if sure < 0:
+        sure = 0
+    if sure <= mine:
+        for i in range(n):
+            if legal[i] == A_COMMIT + sure:
+                return A_COMMIT + sure      # a certain win: take it as cheaply as possible
+    # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
+    for i in range(n):
+        k = legal[i] - A_COMMIT
+        p = 1.0 - hyper_at_least(total, good, held, base_a + k - base_d)
+        u = p * stake - ctx.w.commit_cost * k
+        if u > best_u + 1e-9:
+            best_n, best_u = k, u
+    return A_COMMIT + best_n
+
+cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil:
+    """Return the greedy decision of the seat to act (ctx.seat) in a world dealt from its view."""
+    cdef int32_t legal[MAX_ACTIONS]
+    cdef int n = gen_legal(s, legal), p, c
+    cdef int sc[4]
+    if n == 1:
+        return legal[0]
+    ctx.players = s.players
+    for c in range(UTILITY_TABLE):
+        ctx.utility[c] = ctx.w.tau * (1.0 - exp(<double>(-c) / ctx.w.tau))
+    for p in range(ctx.players):
+        for c in range(4):
+            sc[c] = s.score[p][c]
+        colour_need(ctx, sc, s.treasures_taken[p], ctx.needs[p])
+        ctx.max_need[p] = ctx.needs[p][0]
+        for c in range(1, 4):
+            if ctx.needs[p][c] > ctx.max_need[p]:
+                ctx.max_need[p] = ctx.needs[p][c]
+        ctx.hand_sizes[p] = hand_size(s, p)
+    unseen_by(s, ctx.seat, ctx.unseen)
+    ctx.total_unseen = ctx.unseen[0] + ctx.unseen[1] + ctx.unseen[2] + ctx.unseen[3]
+    if commit_phase(s.phase):
+        return commitment(s, ctx, legal, n)
+    if s.phase == PH_ACTION:
+        return action_phase(s, ctx, legal, n)
+    return best_of(s, ctx, legal, n)
+
+
+# ---------------------------------------------------------------- Python entry
+
+WEIGHT_NAMES = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
+                "treasure_near", "catastrophe", "opponents_max", "commit_cost", "terminal")
+
+
+cdef class GreedyParams:
+    """The greedy evaluation's weights, converted once (a dict with every name of WEIGHT_NAMES)."""
+
+    cdef GreedyWeights w
+
+    def __init__(self, dict weights):
+        missing = [k for k in WEIGHT_NAMES if k not in weights]
+        if missing:
+            raise ValueError(f"missing weight(s) {missing}")
+        self.w.tau = weights["tau"]
+        self.w.min_bonus = weights["min_bonus"]
+        self.w.leader = weights["leader"]
+        self.w.king = weights["king"]
+        self.w.temple = weights["temple"]
+        self.w.supporter = weights["supporter"]
+        self.w.monument = weights["monument"]
+        self.w.treasure_near = weights["treasure_near"]
+        self.w.catastrophe = weights["catastrophe"]
+        self.w.opponents_max = weights["opponents_max"]
+        self.w.commit_cost = weights["commit_cost"]
+        self.w.terminal = weights["terminal"]
+
+
+def greedy_choose(CoreState world, int seat, GreedyParams params, int passes, uint64_t salt):
+    """Return the greedy decision of `seat` (to act) in `world`, the GIL released; `world` is unchanged.
+
+    `passes` counts the passes in a row before this decision (the stall rule),
+    `salt` keys the tie-breaking noise (search.baselines.tie_noise).
+    """
+    cdef GameState s = world.s
+    cdef GreedyCtx ctx
+    cdef int a
+    if s.phase == PH_OVER:
+        raise ValueError("the game is over: there is no decision to make")
+    if s.to_act != seat:
+        raise ValueError(f"seat {s.to_act} is to act, not seat {seat}")
+    ctx.w = params.w
+    ctx.seat = seat
+    ctx.players = s.players
+    ctx.passes = passes
+    ctx.salt = salt
+    with nogil:
+        a = greedy_decision(&s, &ctx)
+    return a

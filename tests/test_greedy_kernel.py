@@ -1,0 +1,145 @@
+"""The greedy kernel (ext/greedy.pyx) decides exactly as the Python reference (search.baselines.PyGreedyAgent)."""
+from __future__ import annotations
+
+import collections
+import os
+import random
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:          # import `search` from this checkout even if not installed
+    sys.path.insert(0, ROOT)
+
+import engine  # noqa: E402
+from engine import actions as A  # noqa: E402
+from ext.greedy import GreedyParams, _tie_noise, greedy_choose  # noqa: E402
+from search.agent import SearchError  # noqa: E402
+from search.baselines import (DEFAULT_WEIGHTS, GreedyAgent, PyGreedyAgent, _kernel_world,  # noqa: E402
+                              tie_noise)
+
+# (players, seed, board, variants, driver): the driver plays the moves, greedy or seeded random
+# (random play reaches conflicts and choices greedy players avoid); both greedy agents decide
+# at every step of every seat either way.
+GAMES = (
+    (2, 1, "standard", (), "greedy"),
+    (3, 2, "standard", (), "greedy"),
+    (4, 3, "standard", (), "greedy"),
+    (2, 4, "standard", (), "random"),
+    (2, 5, "standard", ("buildings", "wonder"), "greedy"),
+    (3, 6, "advanced", ("english",), "random"),
+    (4, 7, "advanced", ("english", "buildings", "wonder"), "greedy"),
+    (3, 8, "standard", ("buildings", "wonder"), "random"),
+    (2, 9, "advanced", ("english",), "greedy"),
+    (2, 21, "standard", ("wonder",), "random"),        # seeds whose random play builds the wonder
+    (4, 306, "standard", ("wonder",), "random"),
+)
+COVERED = ("action", "revolt_attack", "revolt_defend", "war_choice", "war_attack", "war_defend",
+           "monument", "treasure", "building", "wonder", "wonder_point")
+
+
+def compare_game(players: int, seed: int, board: str, variants: tuple, driver: str,
+                 weights: dict | None = None, max_decisions: int = 3000) -> collections.Counter:
+    """Play one game with both greedy agents in every seat; fail at the first decision they disagree on.
+
+    Return {phase: decisions compared with more than one legal choice}.
+    """
+    state = engine.new_game(players, seed, board, variants)
+    py = [PyGreedyAgent(seed * 100 + s, weights) for s in range(players)]
+    kernel = [GreedyAgent(seed * 100 + s, weights) for s in range(players)]
+    rng = random.Random(seed)
+    for s in range(players):
+        obs = state.observation(s)
+        py[s].new_game(s, obs)
+        kernel[s].new_game(s, obs)
+    compared = collections.Counter()
+    n = 0
+    while not state.is_terminal() and n < max_decisions:
+        seat = state.to_act
+        a, b = py[seat].choose(), kernel[seat].choose()
+        assert a == b, (f"{players}p seed {seed} {board} {variants}: decision {n} ({state.phase}, seat {seat}): "
+                        f"Python {A.format_action(a)}, kernel {A.format_action(b)}")
+        if state.count_legal() > 1:
+            compared[state.phase] += 1
+        action = a if driver == "greedy" else rng.choice(state.legal_actions())
+        state.apply(action)
+        for s in range(players):
+            obs = state.observation(s)
+            py[s].apply(action, obs)
+            kernel[s].apply(action, obs)
+        n += 1
+    compared["decisions"] = n
+    return compared
+
+
+@pytest.fixture(scope="module")
+def played():
+    return [compare_game(*g) for g in GAMES]
+
+
+def test_kernel_and_python_agree_on_every_decision(played):
+    """Same decision at every step of seeded 2-4 player games, both boards, every variant."""
+    total = sum(played, collections.Counter())
+    assert total["decisions"] > 1500
+    missing = [ph for ph in COVERED if total[ph] == 0]
+    assert not missing, f"no decision compared in {missing}: {dict(total)}"
+    assert total["revolt_attack"] + total["war_attack"] >= 20 and total["war_choice"] >= 5
+
+
+def test_every_game_ends(played):
+    """The games compared are whole games, each player's stall rule included."""
+    for (players, seed, board, variants, driver), counts in zip(GAMES, played):
+        assert counts["decisions"] < 3000, (players, seed, variants)
+
+
+def test_agree_with_other_weights():
+    """Weights are read by the kernel as by the reference (a 4-player game, every weight changed)."""
+    weights = {k: v * (1.3 if i % 2 else 0.7) for i, (k, v) in enumerate(DEFAULT_WEIGHTS.items())}
+    counts = compare_game(4, 11, "standard", (), "greedy", weights, max_decisions=120)
+    assert counts["decisions"] == 120
+
+
+def test_tie_noise_is_the_kernels():
+    """The reference's tie-breaking noise is the kernel's, bit for bit, and below 1e-9."""
+    rng = random.Random(3)
+    for _ in range(200):
+        salt, action = rng.getrandbits(64), rng.randrange(A.NUM_ACTIONS)
+        x = tie_noise(salt, action)
+        assert x == _tie_noise(salt, action)
+        assert 0.0 <= x < 1e-9
+
+
+def test_kernel_world_keeps_the_observation():
+    """The kernel agent's world (unseen tiles in colour order) has the observation it came from."""
+    state = engine.new_game(3, 5)
+    rng = random.Random(5)
+    for _ in range(40):
+        state.apply(rng.choice(state.legal_actions()))
+    for seat in range(3):
+        obs = state.observation(seat)
+        world = _kernel_world(obs)
+        assert world.observation(seat) == obs
+        assert world._consistency_problems() == []
+
+
+def test_greedy_choose_checks_the_seat_and_keeps_the_world():
+    state = engine.new_game(2, 1)
+    before = state.snapshot()
+    params = GreedyParams(DEFAULT_WEIGHTS)
+    seat = state.to_act
+    with pytest.raises(ValueError, match=f"seat {seat} is to act"):
+        greedy_choose(state, 1 - seat, params, 0, 0)
+    assert greedy_choose(state, seat, params, 0, 0) in state.legal_actions()
+    assert state.snapshot() == before
+    with pytest.raises(ValueError, match="missing weight"):
+        GreedyParams({"tau": 1.0})
+
+
+def test_kernel_agent_checks_the_turn():
+    state = engine.new_game(2, 1)
+    ag = GreedyAgent(0)
+    seat = 1 - state.to_act
+    ag.new_game(seat, state.observation(seat))
+    with pytest.raises(SearchError):
+        ag.choose()
