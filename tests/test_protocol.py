@@ -105,7 +105,8 @@ class InProcessBot:
     def __init__(self, args=()):
         ctx = bot_command.make_context("bot", list(args))
         self.replies = queue.Queue()
-        self.session = BotSession(self._write, options_from_cli(ctx.params), ctx.params["json_mode"])
+        self.session = BotSession(self._write, options_from_cli(ctx.params), ctx.params["json_mode"],
+                                  ctx.params["agent"])
 
     def _write(self, lines):
         for line in lines:

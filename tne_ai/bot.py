@@ -8,6 +8,10 @@ the session holds only its own seat's view (engine.view.SeatView); a whole
 position, when one is given, is kept on the side for `perft` and
 `legalmoves` alone. A refused line gets one `error` reply and changes
 nothing: every command checks everything before it touches the state.
+
+`tne-ai bot --agent greedy|random` answers `go` with a baseline's decision
+(search.baselines) instead of the search, from the same seat's view, so any
+engine can be tested against the baselines through the referee.
 """
 from __future__ import annotations
 
@@ -31,11 +35,12 @@ from engine.render import render
 from engine.state import State, perft
 from engine.view import SeatView, is_swap, letters, observation_from_public, start_observation
 from search.agent import Limits, SearchError
+from search.baselines import GreedyAgent, RandomAgent
 from search.explain import explain
 from search.ismcts import ISMCTS, world_from_observation
 from search.params import SearchParams
 from tne_ai import __version__
-from tne_ai.protocol import (Command, ProtocolError, decode_line, default_options, echo,
+from tne_ai.protocol import (ENGINE_NAME, Command, ProtocolError, decode_line, default_options, echo,
                              error_reply, find_option, format_json, format_text, id_reply, one_line,
                              parse_json, parse_text, read_lines)
 
@@ -57,6 +62,8 @@ RESERVE_SHARE = 0.05            # of the own clock, never spent
 INC_SHARE = 0.75                # of the increment, spent on top of the clock share
 _MASK64 = (1 << 64) - 1
 _SLICE_SEED_STEP = 0x9E3779B97F4A7C15
+AGENTS = ("ismcts", "greedy", "random")     # what answers `go`: the search or a baseline
+BASELINES = {"greedy": GreedyAgent, "random": RandomAgent}
 
 
 def clock_budget_ms(clock_ms: int, inc_ms: int, bag_size: int, players: int, overhead_ms: int) -> float:
@@ -104,14 +111,18 @@ class SearchJob:
     thread: Optional[threading.Thread] = None
     result: object = None           # the last slice's SearchResult (statistics of the whole tree)
     iterations: int = 0             # run so far by this go
+    passes: int = 0                 # passes in a row before this decision (the greedy baseline's stall rule)
 
 
 class BotSession:
     """The protocol dispatcher for one engine process: feed it lines, it writes the replies."""
 
     def __init__(self, write_lines: Callable[[list], None], options: Optional[dict] = None,
-                 json_mode: bool = False):
-        """Start with the default options, changed by `options` ({name: text or typed value})."""
+                 json_mode: bool = False, agent: str = "ismcts"):
+        """Start with the default options, changed by `options` ({name: text or typed value}); `agent` answers go."""
+        if agent not in AGENTS:
+            raise ProtocolError("bad-argument", f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
+        self.agent = agent
         self._write_lines = write_lines
         self._write_lock = threading.Lock()
         self._lock = threading.Lock()           # a search ending against commands that check for one
@@ -207,7 +218,10 @@ class BotSession:
     # ------------------------------------------------------------ commands
 
     def _cmd_tne(self, cmd: Command, received: float) -> bool:
-        self._emit(id_reply(__version__, self.options), {"type": "tneok"})
+        reply = id_reply(__version__, self.options)
+        if self.agent != "ismcts":
+            reply["name"] = f"{ENGINE_NAME} {self.agent}"
+        self._emit(reply, {"type": "tneok"})
         return True
 
     def _cmd_isready(self, cmd: Command, received: float) -> bool:
@@ -290,6 +304,7 @@ class BotSession:
         seed = args.get("seed", self.options["Seed"] + self._go_count) & _MASK64
         reuse = list(self._since) if self._since is not None and self.options["ReuseTree"] else None
         job = SearchJob(obs, seat, iterations, seed, reuse, received, deadline)
+        job.passes = passes_in_a_row(pos.events)
         job.thread = threading.Thread(target=self._search_main, args=(job,), name="tne-search", daemon=True)
         with self._lock:
             self._job = job
@@ -376,7 +391,8 @@ class BotSession:
                             tree_memory_mb=self.options["TreeMemory"])
 
     def _new_searcher(self) -> ISMCTS:
-        searcher = ISMCTS(self._params(), self.options["Workers"])
+        # a baseline searches nothing: one worker is enough for eval and the fallback
+        searcher = ISMCTS(self._params(), self.options["Workers"] if self.agent == "ismcts" else 1)
         if searcher.workers > 1:
             # start the worker processes now (that takes a while), not in the first timed search
             obs = start_observation(2, "standard", 0, 0, [2, 1, 1, 2])
@@ -467,6 +483,9 @@ class BotSession:
             job.thread.join()
 
     def _search_main(self, job: SearchJob) -> None:
+        if self.agent != "ismcts":
+            self._baseline_main(job)
+            return
         try:
             self._run_search(job)
         except Exception:
@@ -491,6 +510,23 @@ class BotSession:
         if job.deadline is not None and not job.stop.is_set():
             late = time.perf_counter() - job.deadline
             self._late = min(LATE_MAX_SECONDS, max(late, LATE_DECAY * self._late))
+
+    def _baseline_main(self, job: SearchJob) -> None:
+        """Answer a go with the baseline's decision (no info: it searches nothing)."""
+        try:
+            agent = BASELINES[self.agent](job.seed)
+            agent.new_game(job.seat, job.observation)
+            if isinstance(agent, GreedyAgent):
+                agent.passes = job.passes
+            best = agent.choose()
+        except Exception:
+            log.exception("the %s baseline failed; answering the first legal decision", self.agent)
+            best = world_from_observation(job.observation, job.seat, job.seed).legal_actions()[0]
+        with self._lock:
+            self._job = None
+            self._since = None
+            if not job.silent:
+                self._emit({"type": "bestmove", "move": format_action(best), "action": best})
 
     def _run_search(self, job: SearchJob) -> None:
         """Search in slices, reporting between them; keep the last result and the iterations on the job."""
@@ -561,6 +597,22 @@ class BotSession:
             return a, format_action(a)
 
 
+def passes_in_a_row(events: list) -> int:
+    """Return how many decisions in a row the events end with that were passes (draws skipped)."""
+    n = 0
+    for ev in reversed(events):
+        if ev == "draw" or ev.startswith("draw "):
+            continue
+        try:
+            action = parse_action(ev)
+        except (EngineError, ValueError):
+            break                   # another seat's hidden swap
+        if action != PASS:
+            break
+        n += 1
+    return n
+
+
 # ---------------------------------------------------------------- the process
 
 
@@ -610,6 +662,9 @@ def options_from_cli(params: dict) -> dict:
 
 
 @click.command("bot")
+@click.option("--agent", type=click.Choice(AGENTS), default="ismcts", show_default=True,
+              help="What answers go: the search, or the greedy or random baseline (search/baselines.py); "
+                   "a baseline ignores the search options and the time limits.")
 @click.option("--json", "json_mode", is_flag=True, help="Speak JSON lines from the start (as after `protocol json`).")
 @click.option("--workers", type=int, help="Option Workers: processes searching in parallel.")
 @click.option("--seed", type=int, help="Option Seed: go n of a game uses seed + n unless it names one.")
@@ -621,13 +676,13 @@ def options_from_cli(params: dict) -> dict:
 @click.option("--reuse-tree/--no-reuse-tree", default=None, help="Option ReuseTree: keep the tree within a turn.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="What to log on stderr.")
-def bot_command(json_mode, log_level, **flags):
+def bot_command(agent, json_mode, log_level, **flags):
     """Play one seat over stdin/stdout (docs/protocol.md); replies on stdout, logs on stderr."""
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     sink = _StdoutLines(sys.stdout.buffer)
     try:
-        session = BotSession(sink, options_from_cli(flags), json_mode)
+        session = BotSession(sink, options_from_cli(flags), json_mode, agent)
     except ProtocolError as e:
         raise click.UsageError(e.text) from None
     serve(session, sys.stdin.buffer, sink)
