@@ -268,6 +268,7 @@ cdef int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept
 cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil
 cdef void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil
 cdef int exact_commitment(GameState* s) noexcept nogil
+cdef BB flood(BB start, BB passable) noexcept nogil
 
 cdef class CoreState:
     cdef GameState s

@@ -21,7 +21,7 @@ from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CON
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
                       apply_unchecked, bb_and, bb_any, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
-                      bb_test, gen_legal, hand_size, occupied, unseen_by, CoreState)
+                      bb_test, flood, gen_legal, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
     VALUE_DEPTH = 3         # own follow-up choices (monument, treasure, ...) resolved this deep
@@ -131,15 +131,6 @@ cdef double hyper_at_least(int total, int good, int drawn, int k) noexcept nogil
     for i in range(k, hi + 1):
         p += comb(good, i) * comb(total - good, drawn - i)
     return <double>p / <double>comb(total, drawn)
-
-cdef BB flood(BB start, BB passable) noexcept nogil:
-    """Return the part of passable connected to start (start included)."""
-    cdef BB comp = start, grown
-    while True:
-        grown = bb_or(comp, bb_and(bb_neighbours(comp), passable))
-        if bb_eq(grown, comp):
-            return comp
-        comp = grown
 
 cdef void conflict_bases(GameState* s, int* base_a, int* base_d) noexcept nogil:
     """Write the attacker's and the defender's base strengths of the pending conflict (R-REV-2, R-WAR-3)."""
