@@ -119,7 +119,9 @@ class ThreadBackend(_QueueBackend):
     def stream(self, fn, jobs, poll=None):
         """Submit every job to the threads; yield outcomes as they finish."""
         results: queue.Queue = queue.Queue()
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="game")
+        self._cancelled = False
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="game")
 
         def run(i, job):
             try:
@@ -161,7 +163,9 @@ class ProcessBackend(_QueueBackend):
     def stream(self, fn, jobs, poll=None):
         """Submit every job to the pool; yield outcomes as they finish."""
         results: queue.Queue = queue.Queue()
-        self._pool = mp.get_context("spawn").Pool(self.jobs)
+        self._cancelled = False
+        if self._pool is None:          # one pool for every stream until close() or cancel()
+            self._pool = mp.get_context("spawn").Pool(self.jobs)
         jobs = list(jobs)
         for i, job in enumerate(jobs):
             self._pool.apply_async(_call, (fn, job), callback=lambda out, i=i: results.put((i, out)),
@@ -173,12 +177,13 @@ class ProcessBackend(_QueueBackend):
         self._cancelled = True
         if self._pool is not None:
             self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
     def close(self):
         """Close the pool and wait for its processes."""
         if self._pool is not None:
-            if not self._cancelled:
-                self._pool.close()
+            self._pool.close()
             self._pool.join()
             self._pool = None
 
@@ -237,6 +242,7 @@ class RayBackend(Backend):
         """Connect (start_ray) unless connected; a job whose worker dies is replayed up to `retries` times."""
         self.retries = retries
         self._owner = start_ray(address, num_cpus)
+        self._remote = None
         self._refs: dict = {}
         self._cancelled = False
 
@@ -244,9 +250,11 @@ class RayBackend(Backend):
         """Submit one task per job; yield outcomes as tasks finish (JobLost for a worker that kept dying)."""
         ray = _ray()
         from ray.exceptions import RayTaskError, TaskCancelledError
-        remote = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_call)
+        self._cancelled = False
+        if self._remote is None:
+            self._remote = ray.remote(num_cpus=1, max_retries=self.retries, retry_exceptions=False)(_call)
         fn_ref = ray.put(fn)
-        self._refs = {remote.remote(fn_ref, job): i for i, job in enumerate(jobs)}
+        self._refs = {self._remote.remote(fn_ref, job): i for i, job in enumerate(jobs)}
         while self._refs and not self._cancelled:
             ready, _ = ray.wait(list(self._refs), num_returns=1, timeout=POLL)
             for ref in ready:

@@ -115,6 +115,18 @@ def test_ray_daemons_do_not_get_the_sanitizer_preload(ray_instance):
     preload = os.environ.get("LD_PRELOAD")
     env = dict(RayBackend().stream(os.environ.get, ["LD_PRELOAD"]))[0]
     assert env == preload
+    daemons = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")[0]
+            environ = open(f"/proc/{pid}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if os.path.basename(cmdline) in (b"raylet", b"gcs_server"):
+            daemons += 1
+            # (Ray preloads its own jemalloc into them: only the sanitizers must stay out)
+            assert not [v for v in environ if v.startswith(b"LD_PRELOAD=") and b"san" in v]
+    assert daemons >= 2
 
 
 def test_a_killed_ray_worker_replays_only_its_game(ray_instance, tmp_path):
