@@ -1,6 +1,16 @@
-"""Every knob of the search in one place (SearchParams), one comment per field."""
+"""Every knob of the search in one place (SearchParams), one comment per field, and the params file that stores them.
+
+A params file is JSON: {"format": "tne-ai params 1", "params": {field: value}}.
+`SearchParams.load(path)` reads one (fields it does not name keep their
+defaults) and `params.save(path)` writes every field; `tne-ai bot --params`,
+`tne-ai analyze --params` and the tuners (search.tune, search.texel) use them.
+"""
 from __future__ import annotations
 
+import json
+import math
+import os
+import typing
 from dataclasses import dataclass, fields, replace
 from typing import Optional
 
@@ -8,6 +18,25 @@ from search.agent import SearchError
 
 
 MIB = 1 << 20
+PARAMS_FORMAT = "tne-ai params 1"
+MAX_PARAMS_BYTES = 1 << 20
+
+# (low, high, low open?) a params file's value must lie in, where the search
+# would misbehave outside (a division by zero, a probability over 1, a C int
+# overflow); fields not listed take any finite value of their type.
+FIELD_RANGES = {
+    "exploration": (0.0, 100.0, False),
+    "widen_base": (0.0, 1e6, False),
+    "widen_coef": (0.0, 1e6, False),
+    "widen_exponent": (0.0, 2.0, False),
+    "rollout_depth": (0, 1000, False),
+    "rollout_rounds": (0.0, 1000.0, False),
+    "rollout_epsilon": (0.0, 1.0, False),
+    "tau": (0.0, 1e6, True),
+    "opponents_max": (0.0, 1.0, False),
+    "eval_scale": (0.0, 1e6, True),
+    "tree_memory_mb": (1, 1 << 20, False),
+}
 
 
 @dataclass(frozen=True)
@@ -79,6 +108,27 @@ class SearchParams:
         if self.eval_scale <= 0 or self.exploration < 0:
             raise SearchError("eval_scale must be > 0 and exploration >= 0")
 
+    @classmethod
+    def load(cls, path: str) -> "SearchParams":
+        """Return the params a params file holds (unnamed fields keep their defaults); SearchError names what is wrong."""
+        try:
+            if os.path.getsize(path) > MAX_PARAMS_BYTES:
+                raise SearchError(f"{path}: not a params file (over {MAX_PARAMS_BYTES} bytes)")
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise SearchError(f"cannot read params file {path}: {getattr(e, 'strerror', None) or e}") from None
+        return params_from_json(text, source=path)
+
+    def save(self, path: str, comment: Optional[str] = None) -> None:
+        """Write every field to a params file (JSON, the format load reads), with an optional comment."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(params_to_json(self, comment))
+
+    def to_dict(self) -> dict:
+        """Return {field: value} for every field."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     def with_changes(self, **changes) -> "SearchParams":
         """Return a copy with some fields changed (unknown names raise SearchError)."""
         names = {f.name for f in fields(self)}
@@ -100,3 +150,94 @@ class SearchParams:
         return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
                 self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
                 self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder)
+
+
+def _field_kind(name: str) -> str:
+    """Return a field's kind: "float", "int", "bool", "str" or "float?" (a float or None)."""
+    hint = typing.get_type_hints(SearchParams)[name]
+    if hint is bool:
+        return "bool"
+    if hint is int:
+        return "int"
+    if hint is str:
+        return "str"
+    if hint is float:
+        return "float"
+    return "float?"
+
+
+def check_value(name: str, value, source: str = "params") -> object:
+    """Return a field's value checked for its type and range (an int for a float field becomes a float)."""
+    names = [f.name for f in fields(SearchParams)]
+    if name not in names:
+        import difflib
+        near = difflib.get_close_matches(name, names, 1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        raise SearchError(f"{source}: unknown field {name!r}{hint}")
+    kind = _field_kind(name)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "bool" and not isinstance(value, bool):
+        raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
+    if kind == "str":
+        choices = {"rollout_policy": ("greedy", "uniform"), "final_move": ("visits", "mean")}[name]
+        if value not in choices:
+            raise SearchError(f"{source}: field {name!r} must be one of {', '.join(choices)}, got {value!r}")
+    if kind == "int" and (not number or not isinstance(value, int)):
+        raise SearchError(f"{source}: field {name!r} must be an integer, got {value!r}")
+    if kind in ("float", "float?"):
+        if value is None and kind == "float?":
+            return None
+        if not number:
+            raise SearchError(f"{source}: field {name!r} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise SearchError(f"{source}: field {name!r} must be finite, got {value!r}")
+        value = float(value)
+    if name in FIELD_RANGES:
+        lo, hi, lo_open = FIELD_RANGES[name]
+        if value < lo or value > hi or (lo_open and value == lo):
+            low = f"> {lo}" if lo_open else f">= {lo}"
+            raise SearchError(f"{source}: field {name!r} = {value!r} is out of range (must be {low} and <= {hi})")
+    return value
+
+
+def params_from_dict(values: dict, base: SearchParams = SearchParams(), source: str = "params") -> SearchParams:
+    """Return base with the fields of a {field: value} mapping, every name, type and range checked."""
+    if not isinstance(values, dict):
+        raise SearchError(f"{source}: \"params\" must be an object of field: value, got {type(values).__name__}")
+    checked = {name: check_value(name, value, source) for name, value in values.items()}
+    try:
+        return replace(base, **checked)
+    except SearchError as e:
+        raise SearchError(f"{source}: {e}") from None
+
+
+def _no_constant(text: str):
+    raise ValueError(f"{text} is not a number JSON allows")
+
+
+def params_from_json(text: str, base: SearchParams = SearchParams(), source: str = "params") -> SearchParams:
+    """Return the SearchParams a params file's text holds; SearchError names what is wrong."""
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise SearchError(f"{source}: not a params file (bad JSON: {e})") from None
+    if not isinstance(doc, dict):
+        raise SearchError(f"{source}: not a params file (expected a JSON object)")
+    if doc.get("format") != PARAMS_FORMAT:
+        raise SearchError(f"{source}: not a params file (\"format\" must be {PARAMS_FORMAT!r}, "
+                          f"got {doc.get('format')!r})")
+    extra = sorted(set(doc) - {"format", "params", "comment"})
+    if extra:
+        raise SearchError(f"{source}: unknown key {extra[0]!r} (a params file holds format, params and comment)")
+    if "params" not in doc:
+        raise SearchError(f"{source}: no \"params\" object")
+    return params_from_dict(doc["params"], base, source)
+
+
+def params_to_json(params: SearchParams, comment: Optional[str] = None) -> str:
+    """Return a params file's text holding every field of params."""
+    doc = {"format": PARAMS_FORMAT}
+    if comment:
+        doc["comment"] = comment
+    doc["params"] = params.to_dict()
+    return json.dumps(doc, indent=2) + "\n"

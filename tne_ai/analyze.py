@@ -27,6 +27,7 @@ from engine.view import letters
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
 from search.ismcts import ISMCTS, SearchResult
+from search.params import SearchParams
 from tne_ai.inputs import (STARTPOS, InputError, _read_source, check_agrees, check_seat, load_game,
                           load_sample, parse_input, variants_option, write_svg)
 from tne_ai.knowledge import (KnowledgeError, is_seat_record, parse_hand, parse_seat_record, parse_swapped,
@@ -276,22 +277,30 @@ def _cli(fn, *args):
 @click.option("--no-board", is_flag=True, help="Do not print the board.")
 @click.option("--svg", "svg_file", metavar="FILE", help="Also write the analysed seat's view as an SVG picture "
               "to FILE, the best decision's square(s) marked.")
+@click.option("--params", "params_file", metavar="FILE",
+              help="Search (and --explain) with a params file's SearchParams, as `tne-ai tune` writes them.")
 @click.option("--server", is_flag=True, help="Run the analysis server instead: JSON queries on stdin, answers on "
               "stdout (docs/analysis.md; the same as `tne-ai analysis-server`).")
 @click.pass_context
 def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, first, players, board, deal_seed,
                     variants, iterations, movetime, seconds, workers, seed, samples, top, explain, as_json,
-                    no_board, svg_file, server):
+                    no_board, svg_file, params_file, server):
     """Search a position from one seat's knowledge and rank its candidate decisions."""
     if server:
         _serve(ctx, position_or_file, workers, iterations)
         return
     workers = workers or 1
     limits = _limits(iterations, movetime, seconds)
+    params = SearchParams()
+    if params_file is not None:
+        try:
+            params = SearchParams.load(params_file)
+        except SearchError as e:
+            raise InputError(str(e)) from None
     known = read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
                            players, board, deal_seed, variants)
     progress = Progress()
-    searcher = ISMCTS(workers=workers)
+    searcher = ISMCTS(params, workers=workers)
     analyses = []
     try:
         for obs in known.observations:
@@ -305,7 +314,7 @@ def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, 
     first_obs = known.observations[0]
     if svg_file is not None:
         _write_svg(svg_file, known, analyses[0])
-    explanation = _explanation(first_obs) if explain else None
+    explanation = _explanation(first_obs, params) if explain else None
     if as_json:
         doc = {
             "input": known.description, "ply": known.ply, "players": first_obs["players"],
@@ -349,16 +358,17 @@ def _serve(ctx, position_or_file, workers, iterations) -> None:
     if position_or_file is not None:
         raise click.UsageError("--server reads its queries from standard input: give no POSITION_OR_FILE")
     given = [name for name in ("hand", "swapped", "ply", "seat", "all_seats", "first", "players", "board",
-                               "deal_seed", "variants", "movetime", "seconds", "explain", "as_json", "svg_file")
+                               "deal_seed", "variants", "movetime", "seconds", "explain", "as_json", "svg_file",
+                               "params_file")
              if ctx.params.get(name) not in (None, False, ())]
     if given:
         raise click.UsageError(f"--server takes only --workers and --iterations (each query names the rest); "
-                               f"got --{given[0].replace('_', '-').replace('as-json', 'json').replace('deal-seed', 'deal').replace('svg-file', 'svg')}")
+                               f"got --{given[0].replace('_', '-').replace('as-json', 'json').replace('deal-seed', 'deal').replace('svg-file', 'svg').replace('params-file', 'params')}")
     ctx.invoke(server.analysis_server_command, workers=workers or server.DEFAULT_WORKERS,
                max_queued=server.DEFAULT_MAX_QUEUED,
                default_iterations=iterations or server.DEFAULT_ITERATIONS, log_level="warning")
 
 
-def _explanation(obs: dict) -> dict:
+def _explanation(obs: dict, params: SearchParams) -> dict:
     from search.explain import explain
-    return _cli(explain, obs, obs["seat"])
+    return _cli(explain, obs, obs["seat"], params)

@@ -40,6 +40,7 @@ from search.explain import explain
 from search.ismcts import ISMCTS, world_from_observation
 from search.params import SearchParams
 from tne_ai import __version__
+from tne_ai.inputs import InputError
 from tne_ai.protocol import (ENGINE_NAME, Command, ProtocolError, decode_line, default_options, echo,
                              error_reply, find_option, format_json, format_text, id_reply, one_line,
                              parse_json, parse_text, read_lines)
@@ -62,6 +63,9 @@ RESERVE_SHARE = 0.05            # of the own clock, never spent
 INC_SHARE = 0.75                # of the increment, spent on top of the clock share
 _MASK64 = (1 << 64) - 1
 _SLICE_SEED_STEP = 0x9E3779B97F4A7C15
+# option -> the SearchParams field it sets (a params file gives these options their starting values)
+PARAM_OPTIONS = {"Exploration": "exploration", "RolloutDepth": "rollout_depth", "TreeMemory": "tree_memory_mb",
+                 "ReuseTree": "reuse_tree"}
 AGENTS = ("ismcts", "greedy", "random")     # what answers `go`: the search or a baseline
 BASELINES = {"greedy": GreedyAgent, "random": RandomAgent}
 
@@ -118,8 +122,14 @@ class BotSession:
     """The protocol dispatcher for one engine process: feed it lines, it writes the replies."""
 
     def __init__(self, write_lines: Callable[[list], None], options: Optional[dict] = None,
-                 json_mode: bool = False, agent: str = "ismcts"):
-        """Start with the default options, changed by `options` ({name: text or typed value}); `agent` answers go."""
+                 json_mode: bool = False, agent: str = "ismcts", params: Optional[SearchParams] = None):
+        """Start with the default options, changed by `options` ({name: text or typed value}); `agent` answers go.
+
+        `params` (a params file's SearchParams) is what the search runs with;
+        the options that name one of its fields (Exploration, RolloutDepth,
+        TreeMemory, ReuseTree) start at its values, and `options` or a later
+        setoption still change them.
+        """
         if agent not in AGENTS:
             raise ProtocolError("bad-argument", f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
         self.agent = agent
@@ -128,6 +138,8 @@ class BotSession:
         self._lock = threading.Lock()           # a search ending against commands that check for one
         self.json_mode = json_mode
         self.options = default_options()
+        self.base_params = params if params is not None else SearchParams()
+        self.options.update(params_options(self.base_params))
         for name, value in (options or {}).items():
             spec = find_option(name)
             self.options[spec.name] = spec.coerce(value)
@@ -386,9 +398,9 @@ class BotSession:
 
     def _params(self) -> SearchParams:
         # the kernel always may keep its tree; ReuseTree decides whether the session offers one
-        return SearchParams(exploration=self.options["Exploration"],
-                            rollout_depth=self.options["RolloutDepth"], reuse_tree=True,
-                            tree_memory_mb=self.options["TreeMemory"])
+        return self.base_params.with_changes(exploration=self.options["Exploration"],
+                                             rollout_depth=self.options["RolloutDepth"], reuse_tree=True,
+                                             tree_memory_mb=self.options["TreeMemory"])
 
     def _new_searcher(self) -> ISMCTS:
         # a baseline searches nothing: one worker is enough for eval and the fallback
@@ -656,6 +668,19 @@ CLI_OPTIONS = {"workers": "Workers", "seed": "Seed", "exploration": "Exploration
                "move_overhead": "MoveOverhead", "reuse_tree": "ReuseTree"}
 
 
+def params_options(params: SearchParams) -> dict:
+    """Return {option name: value} of the options a SearchParams sets; ProtocolError bad-argument if one does not fit."""
+    out = {}
+    for name, field_name in PARAM_OPTIONS.items():
+        value = getattr(params, field_name)
+        try:
+            out[name] = find_option(name).coerce(value)
+        except ProtocolError as e:
+            raise ProtocolError("bad-argument", f"{field_name} = {value!r} does not fit the bot's option "
+                                                f"{name}: {e.text}") from None
+    return out
+
+
 def options_from_cli(params: dict) -> dict:
     """Return {option name: value} for the flags the command line gave."""
     return {name: params[key] for key, name in CLI_OPTIONS.items() if params.get(key) is not None}
@@ -674,15 +699,28 @@ def options_from_cli(params: dict) -> dict:
 @click.option("--info-interval", type=int, help="Option InfoInterval: ms between info reports (0: only the last).")
 @click.option("--move-overhead", type=int, help="Option MoveOverhead: ms kept back from every time limit.")
 @click.option("--reuse-tree/--no-reuse-tree", default=None, help="Option ReuseTree: keep the tree within a turn.")
+@click.option("--params", "params_file", metavar="FILE",
+              help="Search with a params file's SearchParams (tne-ai tune writes them); its exploration, "
+                   "rollout_depth, tree_memory_mb and reuse_tree become the options' starting values, which "
+                   "--exploration and the like, or a setoption, then override.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="warning",
               show_default=True, help="What to log on stderr.")
-def bot_command(agent, json_mode, log_level, **flags):
+def bot_command(agent, json_mode, params_file, log_level, **flags):
     """Play one seat over stdin/stdout (docs/protocol.md); replies on stdout, logs on stderr."""
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    params = None
+    if params_file is not None:
+        try:
+            params = SearchParams.load(params_file)
+            params_options(params)
+        except SearchError as e:
+            raise InputError(str(e)) from None
+        except ProtocolError as e:
+            raise InputError(f"{params_file}: {e.text}") from None
     sink = _StdoutLines(sys.stdout.buffer)
     try:
-        session = BotSession(sink, options_from_cli(flags), json_mode, agent)
+        session = BotSession(sink, options_from_cli(flags), json_mode, agent, params)
     except ProtocolError as e:
         raise click.UsageError(e.text) from None
     serve(session, sys.stdin.buffer, sink)

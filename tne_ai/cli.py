@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "match": ("tne_ai.match", "match_command", "Referee games between engines that speak the protocol."),
     "play": ("tne_ai.play", "play_command", "Play against one to three engines in the terminal."),
     "serve": ("tne_ai.serve", "serve_command", "Play against the engine in a browser: a local web app (docs/web.md)."),
+    "tune": ("tne_ai.tune", "tune_command", "Tune the search (SPSA) or the evaluation weights (Texel)."),
     "perft": ("tne_ai.rules_commands", "perft_command", "Count decision sequences from a position (rules debugging)."),
     "show": ("tne_ai.rules_commands", "show_command", "Print a position or game record as a board."),
 }

@@ -106,6 +106,9 @@ VOLATILE = [
     # tne-ai match / search.arena: seconds per game, ms per decision (right-aligned column)
     re.compile(r"^game \d+/\d+ ranks .*, (\d+)s\)"),
     re.compile(r"^\S+ +\d+ +[\d.]+ +\[[\d.]+, [\d.]+\] +[\d.]+ +[\d.]+ +[\d./]+ +\d+( +[\d.]+)$"),
+    # tne-ai tune: seconds so far after an SPSA iteration, seconds of the self-play
+    re.compile(r"^iteration \d+/\d+: .*\((\d+)s\)$"),
+    re.compile(r"^\d+ self-play games \(.*\) in (\d+)s$"),
 ]
 MASK = "\x00"
 
