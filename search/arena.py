@@ -141,6 +141,19 @@ def record_epilogue(end_reason: str, decisions: int, forfeit: Optional[dict], na
     return text
 
 
+def game_result(state, seed: int, board: str, names: list, decisions: int, forfeit: Optional[dict],
+                think: list, calls: list, record: Optional[str], rank_comment: bool = False) -> GameResult:
+    """Return the GameResult of a game that stopped (over, capped or forfeited); the arena's and the referee's."""
+    ranks, end_reason = final_ranks(state, forfeit)
+    if record is not None:
+        record += record_epilogue(end_reason, decisions, forfeit, names)
+        if rank_comment:
+            record += f"# ranks {' '.join(map(str, ranks))} ({end_reason})\n"
+    return GameResult(seed=seed, players=state.players, board=board, names=names, ranks=ranks,
+                      scores=state.scores(), end_reason=end_reason, decisions=decisions,
+                      forfeit=forfeit, think_time=think, choices=calls, record=record)
+
+
 def play_game(agents: list, seed: int, players: int = 2, board: str = "standard",
               record: bool = True, limits: Limits = Limits(), names: Optional[list] = None,
               max_decisions: int = MAX_DECISIONS, variants=()) -> GameResult:
@@ -206,13 +219,8 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
             except Exception as e:  # noqa: BLE001
                 lose(s, f"apply raised {type(e).__name__}: {e}")
                 break
-    ranks, end_reason = final_ranks(state, forfeit)
-    text = None
-    if rec is not None:
-        text = rec.text() + record_epilogue(end_reason, decisions, forfeit, names)
-    return GameResult(seed=seed, players=players, board=board, names=names, ranks=ranks,
-                      scores=state.scores(), end_reason=end_reason, decisions=decisions,
-                      forfeit=forfeit, think_time=think, choices=calls, record=text)
+    return game_result(state, seed, board, names, decisions, forfeit, think, calls,
+                       rec.text() if rec is not None else None)
 
 
 # ---------------------------------------------------------------- a match

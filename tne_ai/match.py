@@ -54,7 +54,7 @@ from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
-                          final_ranks, plan_seats, record_epilogue, summarise)
+                          game_result, plan_seats, summarise)
 from search.backends import BACKENDS, Backend, JobLost, RayBackend, make_backend
 from search.sprt import Sprt, SprtSpec
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
@@ -463,12 +463,8 @@ def play_engine_game(specs: list, deal: int, players: int = 2, board: str = "sta
             graceful = True
     finally:
         close_engines(engines, graceful)
-    ranks, end_reason = final_ranks(state, forfeit)
-    text = rec.text() + record_epilogue(end_reason, decisions, forfeit, names)
-    text += f"# ranks {' '.join(map(str, ranks))} ({end_reason})\n"
-    return GameResult(seed=deal, players=players, board=board, names=names, ranks=ranks,
-                      scores=state.scores(), end_reason=end_reason, decisions=decisions,
-                      forfeit=forfeit, think_time=think, choices=calls, record=text)
+    return game_result(state, deal, board, names, decisions, forfeit, think, calls, rec.text(),
+                       rank_comment=True)
 
 
 # ---------------------------------------------------------------- a match
