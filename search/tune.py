@@ -29,7 +29,6 @@ from (seed, k) alone, and JSON keeps every float exactly.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import os
@@ -43,7 +42,7 @@ from engine.errors import EngineError
 from engine.state import variant_bits
 from search.agent import Limits, SearchError
 from search.arena import derive_seed, play_game
-from search.backends import BACKENDS, JobLost, RayBackend, SerialBackend, make_backend, start_ray
+from search.backends import BACKENDS, JobLost, SerialBackend, make_backend
 from search.ismcts import ISMCTSAgent
 from search.params import SearchParams, _field_kind, check_value, params_from_dict
 
@@ -311,22 +310,28 @@ class Spsa:
         return delta, plus, minus, jobs
 
     def step(self, backend=None) -> dict:
-        """Play iteration k's game pairs on a backend (default: this process), move theta; return the history entry."""
+        """Play iteration k's game pairs on a backend (default: this process), move theta; return the history entry.
+
+        The backend is left open (its workers serve the next iterations);
+        whoever made it closes it.
+        """
         cfg = self.config
         k = self.k
         ak, ck = gains(cfg, k)
         delta, plus, minus, jobs = self.plan(k)
         backend = backend if backend is not None else SerialBackend()
         diffs, lost = {}, 0
-        with backend:
+        try:
             for i, out in backend.stream(_play_spsa_game, jobs):
                 if isinstance(out, JobLost):
                     lost += 1
                     continue
                 if isinstance(out, BaseException):
-                    backend.cancel()
                     raise SearchError(f"SPSA iteration {k}: a game failed: {type(out).__name__}: {out}")
                 diffs[i] = _pair_score(out, jobs[i][2])
+        except BaseException:
+            backend.cancel()
+            raise
         # summed in game order, not finishing order, so a parallel run moves theta exactly as a serial one
         diff = sum(diffs[i] for i in sorted(diffs)) / len(diffs) if diffs else 0.0
         before = dict(self.theta)
@@ -340,16 +345,17 @@ class Spsa:
         self.k += 1
         return entry
 
-    def run(self, backends: Optional[Callable] = None, checkpoint: Optional[str] = None,
+    def run(self, backend=None, checkpoint: Optional[str] = None,
             progress: Optional[Callable] = None, until: Optional[int] = None) -> SearchParams:
         """Run iterations up to `until` (default the config's), saving the checkpoint after each; return the params.
 
-        `backends`: a callable returning a fresh backend per iteration
-        (default: this process). `progress(entry)` is called after each.
+        `backend`: a search.backends backend every iteration plays on
+        (default: this process); it stays open. `progress(entry)` is called
+        after each iteration.
         """
         until = self.config.iterations if until is None else until
         while self.k < until:
-            entry = self.step(backends() if backends is not None else None)
+            entry = self.step(backend)
             if checkpoint:
                 self.save(checkpoint)
             if progress is not None:
@@ -359,27 +365,6 @@ class Spsa:
 
 def _no_constant(text: str):
     raise ValueError(f"{text} is not a number JSON allows")
-
-
-@contextlib.contextmanager
-def backend_maker(name: str = "process", jobs: int = 1, address: Optional[str] = None):
-    """Yield a callable that returns a fresh backend for one iteration; Ray is started once and stopped at the end.
-
-    A process pool lives for one iteration (search.backends' pools serve
-    one stream each), so jobs > 1 pays its start-up once per iteration.
-    """
-    if name == "ray":
-        owner = start_ray(address, jobs if jobs > 1 else None)
-        try:
-            # Ray is connected already, so each RayBackend leaves it up on close
-            yield lambda: RayBackend()
-        finally:
-            if owner:
-                import ray
-                ray.shutdown()
-        return
-    make_backend(name, jobs, address)        # checks the name and address
-    yield lambda: make_backend(name, jobs, address)
 
 
 def describe(entry: dict, fields_: tuple, iterations: int) -> str:
@@ -422,8 +407,8 @@ def main(argv=None) -> int:
                                 actions.parse_variants(args.variants),
                                 args.seed, args.a, args.c, args.A)
             run = Spsa(config)
-        with backend_maker(args.backend, args.jobs, args.ray_address) as backends:
-            params = run.run(backends, args.checkpoint,
+        with make_backend(args.backend, args.jobs, args.ray_address) as backend:
+            params = run.run(backend, args.checkpoint,
                              lambda e: print(describe(e, run.config.fields, run.config.iterations), flush=True))
         params.save(args.out, comment=f"SPSA, {run.k} iterations")
     except (SearchError, ValueError, EngineError, OSError) as e:

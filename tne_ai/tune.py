@@ -88,7 +88,8 @@ SPSA_SETTINGS = ("param", "params", "pairs", "budget", "players", "board", "vari
 def spsa_command(ctx, param, params, iterations, pairs, budget, players, board, variants, seed, a, c, stability,
                  checkpoint, resume, out, jobs, backend, ray_address, quiet):
     """Tune SearchParams fields by SPSA: game pairs of theta + c*delta against theta - c*delta."""
-    from search.tune import Spsa, SpsaConfig, TunedField, backend_maker, describe
+    from search.backends import make_backend
+    from search.tune import Spsa, SpsaConfig, TunedField, describe
     try:
         if resume:
             given = [n for n in SPSA_SETTINGS if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
@@ -117,8 +118,8 @@ def spsa_command(ctx, param, params, iterations, pairs, budget, players, board, 
                 click.echo(describe(entry, run.config.fields, run.config.iterations)
                            + f" ({time.time() - t0:.0f}s)")
 
-        with backend_maker(backend, jobs, ray_address) as backends:
-            tuned = run.run(backends, checkpoint, progress)
+        with make_backend(backend, jobs, ray_address) as runner:
+            tuned = run.run(runner, checkpoint, progress)
     except SearchError as e:
         raise InputError(str(e)) from None
     except (ValueError, RuntimeError) as e:      # a bad backend choice, Ray missing
@@ -189,7 +190,7 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
                   field_names, iterations, l2, params, out, jobs, backend, ray_address):
     """Fit the evaluation weights so the evaluation predicts the game results (Texel tuning, numpy)."""
     from search import texel
-    from search.tune import backend_maker
+    from search.backends import make_backend
     try:
         texel.need_numpy()
         names = texel.check_fields(field_names or texel.DEFAULT_FIELDS)
@@ -198,10 +199,9 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
             texts, sources = _read_records(records)
             click.echo(f"{len(texts)} game records read")
         else:
-            with backend_maker(backend, jobs, ray_address) as backends:
-                t0 = time.time()
-                texts = texel.self_play(games, seed, players, board, agent, budget, variants or (), base,
-                                        backends())
+            t0 = time.time()
+            texts = texel.self_play(games, seed, players, board, agent, budget, variants or (), base,
+                                    make_backend(backend, jobs, ray_address))
             sources = None
             what = "greedy" if agent == "greedy" else f"ISMCTS {budget} iterations a decision"
             click.echo(f"{len(texts)} self-play games ({what}) in {time.time() - t0:.0f}s")
