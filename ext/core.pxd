@@ -269,6 +269,8 @@ cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil
 cdef void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil
 cdef int exact_commitment(GameState* s) noexcept nogil
 cdef BB flood(BB start, BB passable) noexcept nogil
+cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil
+cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil
 
 cdef class CoreState:
     cdef GameState s

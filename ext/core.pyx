@@ -1013,6 +1013,29 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
         s.score[p][a - A_WONDERPOINT] += 1
         finish_turn(s)
 
+cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil:
+    """Write a seat's colour totals with each treasure added to the weakest (R-END-2)."""
+    cdef int c, t, lo
+    for c in range(4):
+        v[c] = s.score[p][c]
+    for t in range(s.treasures_taken[p]):
+        lo = 0
+        for c in range(1, 4):
+            if v[c] < v[lo]:
+                lo = c
+        v[lo] += 1
+
+cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil:
+    """Write a seat's colour totals, treasures on the weakest, ascending: seats rank by it (R-END-2)."""
+    cdef int c, j, tmp
+    totals_with_treasures(s, p, v)
+    for c in range(4):
+        for j in range(3 - c):
+            if v[j] > v[j + 1]:
+                tmp = v[j]
+                v[j] = v[j + 1]
+                v[j + 1] = tmp
+
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil:
     """Play uniformly random legal decisions; return how many were played."""
     cdef int32_t buf[MAX_ACTIONS]

@@ -21,7 +21,7 @@ from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CON
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
                       apply_unchecked, bb_and, bb_any, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
-                      bb_test, flood, gen_legal, hand_size, occupied, unseen_by, CoreState)
+                      bb_test, flood, gen_legal, ranking_key, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
     VALUE_DEPTH = 3         # own follow-up choices (monument, treasure, ...) resolved this deep
@@ -233,25 +233,6 @@ cdef double static_value(GameState* s, GreedyCtx* ctx, int removed, int bonus_p,
         cats[p] = s.cats_left[p]
     return combine_parts(ctx, s, cats, pos, bonus_p, bonus_c, bonus_n)
 
-cdef void strength_key(GameState* s, int p, int* key) noexcept nogil:
-    """Write a seat's ascending colour totals after its treasures go on the weakest (R-END-2)."""
-    cdef int c, t, lo, tmp, i, j
-    for c in range(4):
-        key[c] = s.score[p][c]
-    for t in range(s.treasures_taken[p]):
-        lo = 0
-        for c in range(1, 4):
-            if key[c] < key[lo]:
-                lo = c
-        key[lo] += 1
-    for i in range(1, 4):
-        j = i
-        while j > 0 and key[j - 1] > key[j]:
-            tmp = key[j]
-            key[j] = key[j - 1]
-            key[j - 1] = tmp
-            j -= 1
-
 cdef double terminal_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
     """Return the value of a finished game: the win share above 1/players, plus the static value."""
     cdef int keys[MAX_PLAYERS][4]
@@ -259,7 +240,7 @@ cdef double terminal_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
     cdef int P = ctx.players, p, q, i, winners = 0
     cdef double share = 0.0
     for p in range(P):
-        strength_key(s, p, keys[p])
+        ranking_key(s, p, keys[p])
     for p in range(P):
         ranks[p] = 0
         for q in range(P):

@@ -31,7 +31,7 @@ from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_N
                       bb_any, bb_count, bb_empty, bb_neighbours, bb_or, bb_pop, bb_set,
                       commit_colour, count_by_kingdom, exact_commitment, gen_legal, hand_size,
                       is_occupied, kingdom_roots, mark_kingdoms, occupied, splitmix64,
-                      temples_beside, uf_find, unseen_by, CoreState)
+                      temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState)
 
 
 cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdoms, bint* touches) noexcept nogil:
@@ -194,7 +194,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
             else:
                 scores[i] = 2
     elif s.phase == PH_WONDER_POINT:
-        with_treasures(s, p, need_v)
+        totals_with_treasures(s, p, need_v)
         for i in range(n):
             c = actions[i] - A_WONDERPOINT
             scores[i] = 2
@@ -207,29 +207,6 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
         for i in range(n):
             a = actions[i]
             scores[i] = 3 if a == A_NOMONUMENT or a == A_NOBUILDING or a == A_NOWONDER else 5
-
-cdef void with_treasures(GameState* s, int p, int* v) noexcept nogil:
-    """Write a seat's colour totals with each treasure added to the weakest (R-END-2)."""
-    cdef int c, t, lo
-    for c in range(4):
-        v[c] = s.score[p][c]
-    for t in range(s.treasures_taken[p]):
-        lo = 0
-        for c in range(1, 4):
-            if v[c] < v[lo]:
-                lo = c
-        v[lo] += 1
-
-cdef void strength(GameState* s, int p, int* v) noexcept nogil:
-    """Write a seat's colour totals, treasures added to the weakest, ascending (R-END-2)."""
-    cdef int c, j, tmp
-    with_treasures(s, p, v)
-    for c in range(4):
-        for j in range(3 - c):
-            if v[j] > v[j + 1]:
-                tmp = v[j]
-                v[j] = v[j + 1]
-                v[j + 1] = tmp
 
 # What the evaluation counted, term by term, as it counted it: seat_values and
 # evaluate_terms fill one when given it (explain); the search gives them NULL.
@@ -293,7 +270,7 @@ cdef void colour_values(GameState* s, int p, const EvalParams* ep, float* base, 
     """Write a seat's colour utility and the gain of one more point of each colour."""
     cdef int x[4]
     cdef int c
-    with_treasures(s, p, x)
+    totals_with_treasures(s, p, x)
     base[0] = colour_utility(x, ep)
     for c in range(4):
         x[c] += 1
@@ -316,7 +293,7 @@ cdef void record_colours(GameState* s, int p, const EvalParams* ep, float base, 
                         SeatTerms* out) noexcept nogil:
     """Write a seat's colour terms as colour_values counted them (explain only)."""
     cdef int c
-    with_treasures(s, p, out.totals)
+    totals_with_treasures(s, p, out.totals)
     out.concave = colour_concave(out.totals, ep, &out.weakest)
     out.weakest_bonus = ep.min_bonus * out.weakest
     out.colours = base
@@ -411,8 +388,8 @@ cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
     cdef int vp[4]
     cdef int vq[4]
     cdef int c
-    strength(s, p, vp)
-    strength(s, q, vq)
+    ranking_key(s, p, vp)
+    ranking_key(s, q, vq)
     for c in range(4):
         if vp[c] != vq[c]:
             return vp[c] - vq[c]
