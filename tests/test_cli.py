@@ -383,7 +383,7 @@ def test_play_commitment_prompt_from_a_start_position(tmp_path):
 def test_play_never_shows_other_seats_tiles(tmp_path):
     path = tmp_path / "g.txt"
     res = run("play", "--players", 3, "--seat", 1, "--engine", "greedy,random", "--seed", 8,
-              "--record", path, input="1\n" * 40)                  # then end of input
+              "--record", path, input="1\n" * 20)                  # then end of input
     assert res.exit_code == 0, res.output
     out = res.stdout
     assert "game stopped (end of input)" in out
