@@ -15,10 +15,12 @@ stops as soon as H0 or H1 is accepted.
 
     python -m search.arena --a greedy --b random --games 100 --players 2
     python -m search.arena --a greedy --b random --games 400 --sprt "elo0=0 elo1=50" --backend ray
+    python -m search.arena --a ismcts:tuned.json --b ismcts --iterations 1000 --sprt "elo0=0 elo1=10"
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import math
 import os
@@ -35,10 +37,11 @@ from engine.info import observation
 from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.state import rank_scores, strength_vector, variant_bits
-from search.agent import Agent, Limits
+from search.agent import Agent, Limits, SearchError
 from search.backends import BACKENDS, Backend, JobLost, make_backend
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
+from search.params import SearchParams
 from search.sprt import Sprt, SprtSpec
 
 # name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision).
@@ -49,6 +52,25 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
 }
 
 Z95 = 1.959963984540054
+
+
+def agent_factory(spec: str) -> tuple:
+    """Return (name, factory) for an agent spec: a name of AGENTS, or `ismcts:PARAMS_FILE` (tuned params).
+
+    The params file's agent is named after it (`ismcts:tuned.json` plays as
+    `ismcts-tuned`), so a tuned search and the defaults can meet in one match.
+    """
+    kind, sep, path = spec.partition(":")
+    if kind not in AGENTS:
+        raise ValueError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}")
+    if not sep:
+        return kind, AGENTS[kind]
+    if kind != "ismcts":
+        raise ValueError(f"only ismcts takes a params file, not {kind!r}")
+    if not path:
+        raise ValueError(f"{spec!r}: give a params file after 'ismcts:'")
+    params = SearchParams.load(path)            # SearchError names the file and the field
+    return f"ismcts-{os.path.splitext(os.path.basename(path))[0]}", functools.partial(ISMCTSAgent, params=params)
 
 
 # ---------------------------------------------------------------- statistics
@@ -317,12 +339,13 @@ class MatchResult:
         variants = f", variants {','.join(self.variants)}" if self.variants else ""
         out = [f"{n} games, {self.players} players, {self.board} board{variants}, seed {self.seed}, "
                f"lineup {' '.join(self.lineup)}"]
-        out.append(f"{'agent':<12}{'seats':>6}{'win share':>11}{'95% interval':>17}"
+        w = max([12] + [len(nm) + 1 for nm in self.stats])
+        out.append(f"{'agent':<{w}}{'seats':>6}{'win share':>11}{'95% interval':>17}"
                    f"{'mean rank':>11}{'score':>7}{'k/r/b/g':>21}{'forfeits':>10}{'ms/dec':>9}")
         for st in self.stats.values():
             lo, hi = st.win_interval
             colours = "/".join(f"{c:.1f}" for c in st.mean_colours)
-            out.append(f"{st.name:<12}{st.games:>6}{st.win_share:>11.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
+            out.append(f"{st.name:<{w}}{st.games:>6}{st.win_share:>11.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
                        f"{st.mean_rank:>11.2f}{st.mean_score:>7.1f}{colours:>21}{st.forfeits:>10}"
                        f"{st.ms_per_decision:>9.1f}")
         if len(self.stats) == 2:
@@ -481,7 +504,8 @@ def summarise(games: list, lineup: list, players: int, board: str, seed: int, va
 def main(argv=None) -> int:
     """Run a match from the command line and print its table."""
     ap = argparse.ArgumentParser(prog="python -m search.arena", description=__doc__.splitlines()[0])
-    ap.add_argument("--a", default="greedy", help=f"first agent ({', '.join(AGENTS)})")
+    ap.add_argument("--a", default="greedy",
+                    help=f"first agent ({', '.join(AGENTS)}, or ismcts:PARAMS_FILE for tuned params)")
     ap.add_argument("--b", default="random", help="second agent")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
@@ -501,19 +525,20 @@ def main(argv=None) -> int:
     ap.add_argument("--sprt", metavar="SPEC",
                     help="stop at an SPRT decision for the first agent: 'elo0=0 elo1=5 alpha=0.05 beta=0.05'")
     args = ap.parse_args(argv)
-    for nm in (args.a, args.b):
-        if nm not in AGENTS:
-            ap.error(f"unknown agent {nm!r}; known: {', '.join(AGENTS)}")
+    try:
+        (name_a, make_a), (name_b, make_b) = agent_factory(args.a), agent_factory(args.b)
+    except (ValueError, SearchError) as e:
+        ap.error(str(e))
     try:
         variants = A.parse_variants(args.variants)
     except A.NotationError as e:
         ap.error(f"--variants: {e}")
-    if args.a == args.b:
+    if name_a == name_b:
         ap.error("the two agents must differ (use --lineup for self-play seat tests)")
-    factories = {args.a: AGENTS[args.a], args.b: AGENTS[args.b]}
+    factories = {name_a: make_a, name_b: make_b}
     lineup = None
     if args.lineup:
-        alias = {"a": args.a, "b": args.b}
+        alias = {"a": name_a, "b": name_b}
         lineup = [alias.get(x.strip(), x.strip()) for x in args.lineup.split(",")]
     limits = Limits(iterations=args.iterations, seconds=args.seconds)
     try:
@@ -521,7 +546,7 @@ def main(argv=None) -> int:
     except ValueError as e:
         ap.error(f"--sprt: {e}")
     t0 = time.time()
-    tester = Sprt(spec, (lineup or [args.a])[0], args.players) if spec is not None else None
+    tester = Sprt(spec, (lineup or [name_a])[0], args.players) if spec is not None else None
 
     def progress(i, g):
         if not args.quiet:

@@ -15,7 +15,7 @@ if ROOT not in sys.path:          # import `search` from this checkout even if n
 import engine  # noqa: E402
 from engine.record import replay_record  # noqa: E402
 from search import arena  # noqa: E402
-from search.agent import Agent, Limits  # noqa: E402
+from search.agent import Agent, Limits, SearchError  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from search.arena import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
                           wilson_interval)
@@ -260,3 +260,33 @@ def test_one_match_summary_for_the_arena_and_the_referee():
     assert res.stats["b"].forfeits == 4 and res.stats["a"].win_share == 1.0
     # the referee's default order is the lineup's
     assert list(match.summarise(res.games, ["b", "a"], 2, "standard", 3).stats) == ["b", "a"]
+
+
+def test_an_ismcts_agent_with_a_params_file_meets_the_defaults(tmp_path):
+    """`ismcts:FILE` plays the file's params under the file's name; a bad file or kind is refused by name."""
+    from search.arena import agent_factory
+    from search.params import SearchParams
+    path = tmp_path / "tuned.json"
+    SearchParams().with_changes(exploration=1.3).save(str(path))
+    name, make = agent_factory(f"ismcts:{path}")
+    assert name == "ismcts-tuned" and make(5).search_engine.params.exploration == 1.3
+    assert agent_factory("ismcts")[0] == "ismcts"
+    for bad, why in ((f"greedy:{path}", "only ismcts"), ("ismcts:", "give a params file"), ("alphazero", "unknown agent")):
+        with pytest.raises(ValueError, match=why):
+            agent_factory(bad)
+    path.write_text('{"format": "tne-ai params 1", "params": {"explortion": 1}}')
+    with pytest.raises(SearchError, match="explortion"):
+        agent_factory(f"ismcts:{path}")
+    with pytest.raises(SystemExit):                  # the command line names the field too
+        arena.main(["--a", f"ismcts:{path}", "--b", "greedy"])
+
+
+def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, capsys):
+    from search.params import SearchParams
+    ok = tmp_path / "quick.json"
+    SearchParams().with_changes(rollout_depth=1).save(str(ok))
+    assert arena.main(["--a", f"ismcts:{ok}", "--b", "greedy", "--games", "2", "--iterations", "20",
+                       "--quiet"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("agent", "ismcts-quick", "greedy "))]
+    end = rows[0].index("seats") + len("seats")         # the seats column ends under its heading
+    assert len(rows) == 3 and all(ln[end - 1] == "2" and ln[end] == " " for ln in rows[1:])
