@@ -1,0 +1,145 @@
+"""Elo against budget: ISMCTS at growing iteration budgets against one fixed opponent, as a table and an SVG.
+
+Each budget plays `--games` games (seats rotated over paired deals, the
+arena's rules) against the opponent; the Elo is the arena's, from the
+pairwise score share with its 95% interval. With 3 or 4 players the lineup
+is one ISMCTS against copies of the opponent.
+
+    python -m bench.elo_curve --players 2 --budgets 250,500,1000,2000,4000 --games 40 \\
+        --opponent greedy --jobs 2 --svg docs/images/elo-2p.svg --table docs/records/elo-2p.md
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+import time
+
+from search.agent import Limits
+from search.arena import AGENTS, run_match
+from search.backends import make_backend
+from search.ismcts import ISMCTSAgent
+
+ELO_CAP = 800           # a share of 0 or 1 has an infinite Elo: drawn at the edge, marked
+
+
+def opponent_factory(spec: str):
+    """Return (name, factory) for `greedy`, `random` or `ismcts:N` (ISMCTS at N iterations)."""
+    kind, _, n = spec.partition(":")
+    if kind == "ismcts" and n:
+        return f"ismcts-{int(n)}-opp", functools.partial(ISMCTSAgent, limits=Limits(iterations=int(n)))
+    if kind not in AGENTS or kind == "ismcts":
+        raise SystemExit(f"--opponent: give greedy, random or ismcts:N, not {spec!r}")
+    return kind, AGENTS[kind]
+
+
+def curve(budgets: list, opponent: str, players: int, games: int, seed: int, jobs: int, progress=None) -> list:
+    """Play every budget against the opponent; return rows (budget, games, share, elo, lo, hi, seconds)."""
+    opp_name, opp = opponent_factory(opponent)
+    backend = make_backend("process", jobs, None)
+    rows = []
+    try:
+        for b in budgets:
+            name = f"ismcts-{b}"
+            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b)), opp_name: opp}
+            t0 = time.perf_counter()
+            res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
+                            jobs=jobs, backend=backend)
+            share, _ = res.pair_score(name, opp_name)
+            elo, lo, hi = res.elo(name, opp_name)
+            rows.append((b, len(res.games), share, elo, lo, hi, time.perf_counter() - t0))
+            if progress:
+                progress(rows[-1])
+    finally:
+        backend.close()
+    return rows
+
+
+def _fmt(x: float) -> str:
+    return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x):+d}"
+
+
+def table(rows: list, opponent: str, players: int, seed: int) -> str:
+    """Return the rows as a Markdown table, with the Elo gained per doubling of the budget."""
+    out = [f"ISMCTS against {opponent}, {players} players, seed {seed}; Elo from the pairwise score share "
+           "(95% interval).", "",
+           "| iterations | games | pairwise share | Elo | 95% interval | Elo per doubling from the previous | wall s |",
+           "|---:|---:|---:|---:|---|---:|---:|"]
+    prev = None
+    for b, n, share, elo, lo, hi, secs in rows:
+        step = ""
+        if prev is not None and math.isfinite(elo) and math.isfinite(prev[1]):
+            step = f"{(elo - prev[1]) / math.log2(b / prev[0]):+.0f}"
+        out.append(f"| {b:,} | {n} | {share:.3f} | {_fmt(elo)} | [{_fmt(lo)}, {_fmt(hi)}] | {step} | {secs:.0f} |")
+        prev = (b, elo)
+    return "\n".join(out) + "\n"
+
+
+def svg(rows: list, title: str) -> str:
+    """Return an SVG plot of Elo against log2(iterations), with 95% bars (infinite ends drawn at the cap)."""
+    W, H, L, R, T, B = 640, 400, 70, 20, 40, 50
+    xs = [math.log2(r[0]) for r in rows]
+    clip = lambda v: max(-ELO_CAP, min(ELO_CAP, v))  # noqa: E731
+    ys = [clip(v) for r in rows for v in (r[3], r[4], r[5])]
+    x0, x1 = min(xs) - 0.5, max(xs) + 0.5
+    y0, y1 = min(ys + [0]) - 50, max(ys + [0]) + 50
+    px = lambda x: L + (x - x0) / (x1 - x0) * (W - L - R)  # noqa: E731
+    py = lambda y: T + (y1 - y) / (y1 - y0) * (H - T - B)  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>',
+           f'<line x1="{L}" y1="{py(0):.1f}" x2="{W - R}" y2="{py(0):.1f}" stroke="#999" stroke-dasharray="4 3"/>',
+           f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
+           f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
+           f'<text x="{(L + W - R) / 2}" y="{H - 12}" text-anchor="middle">iterations per decision (log scale)</text>',
+           f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 {(T + H - B) / 2})">'
+           'Elo against the opponent</text>']
+    step = 100 if y1 - y0 < 1200 else 200
+    for y in range(int(math.ceil(y0 / step) * step), int(y1) + 1, step):
+        out.append(f'<line x1="{L - 4}" y1="{py(y):.1f}" x2="{L}" y2="{py(y):.1f}" stroke="black"/>'
+                   f'<text x="{L - 8}" y="{py(y) + 4:.1f}" text-anchor="end">{y:+d}</text>')
+    pts = []
+    for x, r in zip(xs, rows):
+        out.append(f'<line x1="{px(x):.1f}" y1="{H - B}" x2="{px(x):.1f}" y2="{H - B + 4}" stroke="black"/>'
+                   f'<text x="{px(x):.1f}" y="{H - B + 18}" text-anchor="middle">{r[0]:,}</text>')
+        out.append(f'<line x1="{px(x):.1f}" y1="{py(clip(r[4])):.1f}" x2="{px(x):.1f}" y2="{py(clip(r[5])):.1f}" '
+                   'stroke="#3366aa" stroke-width="2"/>')
+        pts.append(f"{px(x):.1f},{py(clip(r[3])):.1f}")
+        capped = not math.isfinite(r[3])
+        out.append(f'<circle cx="{px(x):.1f}" cy="{py(clip(r[3])):.1f}" r="4" '
+                   f'fill="{"white" if capped else "#3366aa"}" stroke="#3366aa" stroke-width="2"/>')
+    out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#3366aa"/>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.elo_curve", description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    ap.add_argument("--budgets", default="250,500,1000,2000,4000,8000,16000")
+    ap.add_argument("--opponent", default="greedy", help="greedy, random or ismcts:N")
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=2050)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--svg", help="write the plot here")
+    ap.add_argument("--table", help="write the Markdown table here")
+    args = ap.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",")]
+    rows = curve(budgets, args.opponent, args.players, args.games, args.seed, args.jobs,
+                 progress=lambda r: print(f"{r[0]:>6} iterations: {r[1]} games, share {r[2]:.3f}, "
+                                          f"Elo {_fmt(r[3])} [{_fmt(r[4])}, {_fmt(r[5])}], {r[6]:.0f}s", flush=True))
+    text = table(rows, args.opponent, args.players, args.seed)
+    print(text)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(text)
+    if args.svg:
+        with open(args.svg, "w") as f:
+            f.write(svg(rows, f"ISMCTS against {args.opponent}, {args.players} players"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
