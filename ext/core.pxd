@@ -40,6 +40,7 @@ Variants (bits of GameState.variants): 1 english, 2 buildings, 4 wonder.
 The decision model (phases, who acts, order of events) is docs/engine.md.
 """
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t, uint16_t, int32_t
+from libc.string cimport memset
 
 cdef enum:
     NSQ = 176
@@ -253,20 +254,11 @@ cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noe
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil
 cdef void apply_unchecked(GameState* s, int action) noexcept nogil
 cdef int is_legal(GameState* s, int action) noexcept nogil
-cdef int uf_find(GameState* s, int sq) noexcept nogil
 cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
 cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
 # the board as the rules see it, shared with ext/heuristics.pyx
-cdef BB occupied(GameState* s) noexcept nogil
-cdef bint is_occupied(GameState* s, int sq) noexcept nogil
-cdef int commit_colour(GameState* s) noexcept nogil
-cdef int hand_size(GameState* s, int p) noexcept nogil
-cdef int temples_beside(GameState* s, int sq) noexcept nogil
-cdef int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil
-cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil
-cdef void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil
 cdef int exact_commitment(GameState* s) noexcept nogil
 cdef BB flood(BB start, BB passable) noexcept nogil
 cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil
@@ -274,3 +266,71 @@ cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil
 
 cdef class CoreState:
     cdef GameState s
+
+
+# The board as the rules see it: inline here, so the heuristics, the greedy kernel and the tree
+# compile them into their own code instead of calling across modules (they are hot).
+cdef inline BB occupied(GameState* s) noexcept nogil:
+    """Squares that connect: tiles face up or down, leaders and the wonder (R-KING-1)."""
+    cdef BB r = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
+    return bb_or(bb_or(bb_or(r, s.down), s.leaders), s.wonder)
+
+cdef inline bint is_occupied(GameState* s, int sq) noexcept nogil:
+    cdef uint8_t c = s.cell[sq]
+    return (c != CELL_EMPTY and c != CELL_CAT) or s.leader_at[sq] != 0
+
+cdef inline int uf_find(GameState* s, int sq) noexcept nogil:
+    while s.parent[sq] != sq:
+        s.parent[sq] = s.parent[s.parent[sq]]
+        sq = s.parent[sq]
+    return sq
+
+cdef inline int commit_colour(GameState* s) noexcept nogil:
+    """Revolts are fought with temples (R-REV-3), wars with the war's colour."""
+    return RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+
+cdef inline int hand_size(GameState* s, int p) noexcept nogil:
+    return s.hand[p][0] + s.hand[p][1] + s.hand[p][2] + s.hand[p][3]
+
+cdef inline void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil:
+    """mark[root] = 1 for every group that holds a leader."""
+    cdef BB ls = s.leaders
+    memset(mark, 0, NSQ)
+    while bb_any(ls):
+        mark[uf_find(s, bb_pop(&ls))] = 1
+
+cdef inline int add_distinct(int* items, int n, int value) noexcept nogil:
+    """Append value to items[:n] unless present; return the new count."""
+    cdef int j
+    for j in range(n):
+        if items[j] == value:
+            return n
+    items[n] = value
+    return n + 1
+
+cdef inline int temples_beside(GameState* s, int sq) noexcept nogil:
+    """Count the face-up temples next to a square (a leader's revolt strength, R-REV-2)."""
+    return bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+
+cdef inline int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil:
+    """Write the distinct kingdoms among the groups next to an empty square; return how many."""
+    cdef int n = 0, k, n_sq, r
+    for k in range(NB_N[sq]):
+        n_sq = NB[sq][k]
+        if is_occupied(s, n_sq):
+            r = uf_find(s, n_sq)
+            if mark[r]:
+                n = add_distinct(roots, n, r)
+    return n
+
+cdef inline void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil:
+    """count[root][c] = face-up tiles of colour c in the group of root (capped at 255)."""
+    cdef BB b
+    cdef int c, r
+    memset(count, 0, NSQ * 4 * sizeof(uint8_t))
+    for c in range(4):
+        b = s.up[c]
+        while bb_any(b):
+            r = uf_find(s, bb_pop(&b))
+            if count[r][c] < 255:
+                count[r][c] += 1

@@ -59,20 +59,6 @@ cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
     return z ^ (z >> 31)
 
-cdef BB occupied(GameState* s) noexcept nogil:
-    """Squares that connect: tiles face up or down, leaders and the wonder (R-KING-1)."""
-    cdef BB r = bb_or(bb_or(s.up[0], s.up[1]), bb_or(s.up[2], s.up[3]))
-    return bb_or(bb_or(bb_or(r, s.down), s.leaders), s.wonder)
-
-cdef bint is_occupied(GameState* s, int sq) noexcept nogil:
-    cdef uint8_t c = s.cell[sq]
-    return (c != CELL_EMPTY and c != CELL_CAT) or s.leader_at[sq] != 0
-
-cdef int uf_find(GameState* s, int sq) noexcept nogil:
-    while s.parent[sq] != sq:
-        s.parent[sq] = s.parent[s.parent[sq]]
-        sq = s.parent[sq]
-    return sq
 
 cdef inline void uf_union(GameState* s, int a, int b) noexcept nogil:
     a = uf_find(s, a)
@@ -129,60 +115,12 @@ cdef inline void remove_leader(GameState* s, int p, int c) noexcept nogil:
     s.leader_sq[p][c] = -1
     bb_clear(&s.leaders, sq)
 
-cdef int commit_colour(GameState* s) noexcept nogil:
-    """Revolts are fought with temples (R-REV-3), wars with the war's colour."""
-    return RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
-
-cdef int hand_size(GameState* s, int p) noexcept nogil:
-    return s.hand[p][0] + s.hand[p][1] + s.hand[p][2] + s.hand[p][3]
-
-cdef void mark_kingdoms(GameState* s, uint8_t* mark) noexcept nogil:
-    """mark[root] = 1 for every group that holds a leader."""
-    cdef BB ls = s.leaders
-    memset(mark, 0, NSQ)
-    while bb_any(ls):
-        mark[uf_find(s, bb_pop(&ls))] = 1
-
-cdef inline int add_distinct(int* items, int n, int value) noexcept nogil:
-    """Append value to items[:n] unless present; return the new count."""
-    cdef int j
-    for j in range(n):
-        if items[j] == value:
-            return n
-    items[n] = value
-    return n + 1
-
-cdef int temples_beside(GameState* s, int sq) noexcept nogil:
-    """Count the face-up temples next to a square (a leader's revolt strength, R-REV-2)."""
-    return bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
-
-cdef int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil:
-    """Write the distinct kingdoms among the groups next to an empty square; return how many."""
-    cdef int n = 0, k, n_sq, r
-    for k in range(NB_N[sq]):
-        n_sq = NB[sq][k]
-        if is_occupied(s, n_sq):
-            r = uf_find(s, n_sq)
-            if mark[r]:
-                n = add_distinct(roots, n, r)
-    return n
 
 cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept nogil:
     """Count the distinct kingdoms among the groups next to an empty square."""
     cdef int roots[4]
     return kingdom_roots(s, sq, mark, roots)
 
-cdef void count_by_kingdom(GameState* s, uint8_t (*count)[4]) noexcept nogil:
-    """count[root][c] = face-up tiles of colour c in the group of root (capped at 255)."""
-    cdef BB b
-    cdef int c, r
-    memset(count, 0, NSQ * 4 * sizeof(uint8_t))
-    for c in range(4):
-        b = s.up[c]
-        while bb_any(b):
-            r = uf_find(s, bb_pop(&b))
-            if count[r][c] < 255:
-                count[r][c] += 1
 
 cdef BB flood(BB start, BB passable) noexcept nogil:
     """The part of passable connected to start (start included)."""
