@@ -39,6 +39,17 @@ FIELD_RANGES = {
 }
 
 
+def read_text_file(path: str, max_bytes: int, what: str) -> str:
+    """Return a small UTF-8 file's text; SearchError says which file and why it cannot be read."""
+    try:
+        if os.path.getsize(path) > max_bytes:
+            raise SearchError(f"{path}: not a {what} (over {max_bytes} bytes)")
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SearchError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
+
+
 @dataclass(frozen=True)
 class SearchParams:
     """Parameters of the ISMCTS search; docs/strength.md holds how each default was measured."""
@@ -111,14 +122,7 @@ class SearchParams:
     @classmethod
     def load(cls, path: str) -> "SearchParams":
         """Return the params a params file holds (unnamed fields keep their defaults); SearchError names what is wrong."""
-        try:
-            if os.path.getsize(path) > MAX_PARAMS_BYTES:
-                raise SearchError(f"{path}: not a params file (over {MAX_PARAMS_BYTES} bytes)")
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise SearchError(f"cannot read params file {path}: {getattr(e, 'strerror', None) or e}") from None
-        return params_from_json(text, source=path)
+        return params_from_json(read_text_file(path, MAX_PARAMS_BYTES, "params file"), source=path)
 
     def save(self, path: str, comment: Optional[str] = None) -> None:
         """Write every field to a params file (JSON, the format load reads), with an optional comment."""

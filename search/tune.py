@@ -44,7 +44,7 @@ from search.agent import Limits, SearchError
 from search.arena import derive_seed, play_game
 from search.backends import BACKENDS, JobLost, SerialBackend, make_backend
 from search.ismcts import ISMCTSAgent
-from search.params import SearchParams, _field_kind, check_value, params_from_dict
+from search.params import SearchParams, _field_kind, check_value, params_from_dict, read_text_file
 
 CHECKPOINT_FORMAT = "tne-ai spsa checkpoint 1"
 ALPHA = 0.602          # Spall's exponents of the gain and perturbation sequences
@@ -254,13 +254,7 @@ class Spsa:
     @classmethod
     def resume(cls, path: str) -> "Spsa":
         """Return the run a checkpoint file holds; SearchError names what is wrong (a truncated file too)."""
-        try:
-            if os.path.getsize(path) > MAX_CHECKPOINT_BYTES:
-                raise SearchError(f"{path}: not an SPSA checkpoint (over {MAX_CHECKPOINT_BYTES} bytes)")
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise SearchError(f"cannot read checkpoint {path}: {getattr(e, 'strerror', None) or e}") from None
+        text = read_text_file(path, MAX_CHECKPOINT_BYTES, "SPSA checkpoint")
         try:
             doc = json.loads(text, parse_constant=_no_constant)
         except (ValueError, RecursionError) as e:

@@ -241,7 +241,7 @@ def test_tune_spsa_command_writes_params_and_resumes(tmp_path):
 def test_tune_spsa_command_refuses_bad_input(tmp_path):
     assert "name a field to tune" in one_error_line(run("tune", "spsa"))
     assert "NAME:LOW:HIGH:STEP" in one_error_line(run("tune", "spsa", "--param", "tau:1:2"))
-    assert "cannot read checkpoint" in one_error_line(run("tune", "spsa", "--resume", tmp_path / "none.json"))
+    assert "cannot read SPSA checkpoint" in one_error_line(run("tune", "spsa", "--resume", tmp_path / "none.json"))
     assert "leave out --param" in one_error_line(
         run("tune", "spsa", "--resume", tmp_path / "none.json", "--param", "tau:1:9:1"))
     bad = tmp_path / "bad.json"
