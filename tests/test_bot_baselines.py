@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import random
 import sys
 
 import pytest
@@ -18,6 +17,7 @@ from engine.record import replay_record  # noqa: E402
 from engine.view import letters  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from test_protocol import Step, SubprocessBot, wait_block  # noqa: E402
+from test_protocol import mid_game as protocol_mid_game  # noqa: E402
 from tne_ai.bot import BotSession, passes_in_a_row  # noqa: E402
 from tne_ai.cli import main as cli_main  # noqa: E402
 from tne_ai.protocol import ProtocolError  # noqa: E402
@@ -39,15 +39,9 @@ class Session:
         return self.out[start:]
 
 
-def mid_game(seed: int = 4, decisions: int = 37) -> engine.State:
-    """Return a seeded random game some decisions in, seat 0 to act in the action phase."""
-    s = engine.new_game(2, seed)
-    rng = random.Random(seed)
-    n = 0
-    while n < decisions or s.phase != "action" or s.to_act != 0:
-        s.apply(rng.choice(s.legal_actions()))
-        n += 1
-    return s
+def mid_game() -> engine.State:
+    """Return a seeded random game 37 decisions in, seat 0 to act in the action phase."""
+    return protocol_mid_game(seed=4, decisions=37)
 
 
 def fen_line(state: engine.State, seat: int = 0) -> str:
