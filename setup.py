@@ -1,5 +1,9 @@
 """Build the Cython kernels.
 
+On x86-64 the kernels use the POPCNT instruction (every x86-64 processor
+since 2008 has it); without -mpopcnt GCC calls a software popcount, which
+took 9% of a 4-player search. TNE_PORTABLE=1 leaves it out.
+
 TNE_DEBUG=1 builds the debug flavour: Cython's bounds and wraparound checks
 on, and the C code compiled with AddressSanitizer and UBSan, so that any
 out-of-bounds access in a kernel aborts with a report instead of silently
@@ -7,6 +11,7 @@ corrupting memory. Run the tests against it with the sanitizer runtime
 preloaded (see .ci/run).
 """
 import os
+import platform
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -27,6 +32,9 @@ COMPILE = (["-O1", "-g", "-fno-omit-frame-pointer",
            if DEBUG else ["-O3"])
 LINK = ["-fsanitize=address,undefined"] if DEBUG else []
 MACROS = [] if DEBUG else [("NDEBUG", "1")]
+if (platform.machine().lower() in ("x86_64", "amd64")
+        and os.environ.get("TNE_PORTABLE", "") in ("", "0")):
+    COMPILE.append("-mpopcnt")
 
 extensions = [
     Extension(name, [f"{name.replace('.', '/')}.pyx"], extra_compile_args=COMPILE,

@@ -170,6 +170,17 @@ cdef inline BB bb_neighbours(BB a) noexcept nogil:
               | ((a.w[2] >> 1) & 0x7FFF7FFF7FFF7FFFULL) | ((a.w[2] << 1) & 0xFFFEFFFEFFFEFFFEULL)) & 0x0000FFFFFFFFFFFFULL
     return r
 
+cdef inline BB flood(BB start, BB passable) noexcept nogil:
+    """The part of passable connected to start (start included)."""
+    cdef BB comp = start, grown
+    while True:
+        # two rings a round: the comparison costs as much as a ring
+        grown = bb_or(comp, bb_and(bb_neighbours(comp), passable))
+        grown = bb_or(grown, bb_and(bb_neighbours(grown), passable))
+        if bb_eq(grown, comp):
+            return comp
+        comp = grown
+
 cdef inline BB bb_square(int sq) noexcept nogil:
     cdef BB r = bb_empty()
     bb_set(&r, sq)
@@ -260,7 +271,6 @@ cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
 # the board as the rules see it, shared with ext/heuristics.pyx
 cdef int exact_commitment(GameState* s) noexcept nogil
-cdef BB flood(BB start, BB passable) noexcept nogil
 cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil
 cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil
 

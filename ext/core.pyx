@@ -77,6 +77,28 @@ cdef inline void uf_add(GameState* s, int sq) noexcept nogil:
         if is_occupied(s, n):
             uf_union(s, n, sq)
 
+cdef void uf_remove(GameState* s, int sq) noexcept nogil:
+    """Repair the union-find after one square left a group (the board already without it).
+
+    Only the squares of that group change: each part that still hangs together
+    is re-rooted at its lowest square, the root uf_union gives a group, so the
+    result equals uf_rebuild's at a fraction of the cost on a full board.
+    """
+    cdef BB occ = occupied(s), done = bb_empty(), part
+    cdef int k, n, root, m
+    for k in range(NB_N[sq]):
+        n = NB[sq][k]
+        if not bb_test(&occ, n) or bb_test(&done, n):
+            continue
+        part = flood(bb_square(n), occ)
+        done = bb_or(done, part)
+        root = -1
+        while bb_any(part):
+            m = bb_pop(&part)
+            if root < 0:
+                root = m
+            s.parent[m] = root
+
 cdef void uf_rebuild(GameState* s) noexcept nogil:
     """Recompute the union-find from the board after any removal."""
     cdef BB occ = occupied(s), todo
@@ -121,15 +143,6 @@ cdef inline int kingdoms_around(GameState* s, int sq, uint8_t* mark) noexcept no
     cdef int roots[4]
     return kingdom_roots(s, sq, mark, roots)
 
-
-cdef BB flood(BB start, BB passable) noexcept nogil:
-    """The part of passable connected to start (start included)."""
-    cdef BB comp = start, grown
-    while True:
-        grown = bb_or(comp, bb_and(bb_neighbours(comp), passable))
-        if bb_eq(grown, comp):
-            return comp
-        comp = grown
 
 cdef inline bint leader_at_owner(GameState* s, int sq, int* p, int* c) noexcept nogil:
     cdef int v = s.leader_at[sq]
@@ -842,8 +855,9 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
             c = (a - A_LEADER) // NSQ
             sq = (a - A_LEADER) % NSQ
             if s.leader_sq[p][c] >= 0:
+                k = s.leader_sq[p][c]
                 remove_leader(s, p, c)
-                uf_rebuild(s)
+                uf_remove(s, k)
             place_leader(s, p, c, sq)
             k = uf_find(s, sq)
             for q in range(s.players):
@@ -859,8 +873,9 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
                     return
             treasure_check(s)
         elif a < A_CAT:
+            k = s.leader_sq[p][a - A_WITHDRAW]
             remove_leader(s, p, a - A_WITHDRAW)
-            uf_rebuild(s)
+            uf_remove(s, k)
             treasure_check(s)
         elif a < A_SWAP:
             sq = a - A_CAT

@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t, int64_t, int32_t
 from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CONFLICT_REVOLT, GREEN,
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
-                      apply_unchecked, bb_and, bb_any, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
+                      apply_unchecked, bb_and, bb_any, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
                       bb_test, flood, gen_legal, ranking_key, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
@@ -28,18 +28,9 @@ cdef enum:
     MAX_GROUPS = 16         # at most one group per leader on the board
 
 
-# ---------------------------------------------------------------- bit counts
-
-cdef inline int pop64(uint64_t x) noexcept nogil:
-    """Count the set bits of a word in registers (the builtin calls a libgcc routine without -mpopcnt)."""
-    x = x - ((x >> 1) & 0x5555555555555555ULL)
-    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL
-    return <int>((x * 0x0101010101010101ULL) >> 56)
-
 cdef inline int count_and(BB a, BB b) noexcept nogil:
     """Count the squares of a that are in b."""
-    return pop64(a.w[0] & b.w[0]) + pop64(a.w[1] & b.w[1]) + pop64(a.w[2] & b.w[2])
+    return bb_count(bb_and(a, b))
 
 cdef inline int temples_next_to(GameState* s, int sq) noexcept nogil:
     """Count the face-up temples edge-adjacent to a square (a leader's revolt strength, R-REV-2)."""
