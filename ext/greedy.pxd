@@ -1,10 +1,11 @@
 # cython: language_level=3
 """C layout of the greedy baseline's decision kernel (see ext/greedy.pyx)."""
 from libc.stdint cimport uint64_t
-from ext.core cimport GameState, MAX_PLAYERS
+from ext.core cimport BB, GameState, MAX_PLAYERS
 
 cdef enum:
     UTILITY_TABLE = 64      # colour totals whose utility tau*(1-exp(-x/tau)) is tabled
+    MAX_GROUPS = 16         # at most one group per leader on the board
 
 ctypedef struct GreedyWeights:
     # the weights of search.baselines.DEFAULT_WEIGHTS, same names, same meaning
@@ -35,5 +36,10 @@ ctypedef struct GreedyCtx:
     int total_unseen
     int hand_sizes[MAX_PLAYERS]
     double utility[UTILITY_TABLE]   # utility[x] = tau*(1-exp(-x/tau)), computed as the reference does
+    # the leaders' groups at the root and what was passable there: a later group that
+    # lost no square and gained no neighbour is one of them (positional reuses it)
+    BB root_passable
+    BB root_groups[MAX_GROUPS]
+    int root_ngroups
 
 cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil

@@ -20,12 +20,11 @@ from libc.stdint cimport uint64_t, int64_t, int32_t
 from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CONFLICT_REVOLT, GREEN,
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
-                      apply_unchecked, bb_and, bb_any, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
+                      apply_unchecked, bb_and, bb_andnot, bb_any, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
                       bb_test, flood, gen_legal, ranking_key, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
     VALUE_DEPTH = 3         # own follow-up choices (monument, treasure, ...) resolved this deep
-    MAX_GROUPS = 16         # at most one group per leader on the board
 
 
 cdef inline int count_and(BB a, BB b) noexcept nogil:
@@ -137,6 +136,36 @@ cdef void conflict_bases(GameState* s, int* base_a, int* base_d) noexcept nogil:
     base_a[0] = count_and(flood(bb_square(s.c_att_leader), passable), s.up[s.c_colour])
     base_d[0] = count_and(flood(bb_square(s.c_def_leader), passable), s.up[s.c_colour])
 
+cdef inline BB root_group(GreedyCtx* ctx, int sq, BB passable, BB gained, BB lost) noexcept nogil:
+    """Return the group of passable squares around sq: the root's, when no change touched it."""
+    cdef int j
+    cdef BB g
+    for j in range(ctx.root_ngroups):
+        g = ctx.root_groups[j]
+        if bb_test(&g, sq):
+            # a group that kept every square and gained no neighbour is still a whole group
+            if not bb_any(bb_and(g, lost)) and not bb_any(bb_and(bb_neighbours(g), gained)):
+                return g
+            break
+    return flood(bb_square(sq), passable)
+
+cdef void keep_root_groups(GameState* s, GreedyCtx* ctx) noexcept nogil:
+    """Record the leaders' groups of the position being decided, for root_group."""
+    cdef int p, c, sq, j
+    ctx.root_passable = occupied(s)
+    ctx.root_ngroups = 0
+    for p in range(ctx.players):
+        for c in range(4):
+            sq = s.leader_sq[p][c]
+            if sq < 0:
+                continue
+            j = 0
+            while j < ctx.root_ngroups and not bb_test(&ctx.root_groups[j], sq):
+                j += 1
+            if j == ctx.root_ngroups:
+                ctx.root_groups[j] = flood(bb_square(sq), ctx.root_passable)
+                ctx.root_ngroups += 1
+
 cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noexcept nogil:
     """Write each seat's leader terms summed, the leader on square `removed` (if any) taken off.
 
@@ -147,11 +176,13 @@ cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noe
     cdef const GreedyWeights* w = &ctx.w
     cdef BB passable = occupied(s)
     cdef BB groups[MAX_GROUPS]
-    cdef BB group
+    cdef BB group, gained, lost
     cdef int ngroups = 0, p, c, sq, j, m, t, u
     cdef double v, val
     if removed >= 0:
         bb_clear(&passable, removed)
+    gained = bb_andnot(passable, ctx.root_passable)
+    lost = bb_andnot(ctx.root_passable, passable)
     for p in range(ctx.players):
         out[p] = 0.0
     for p in range(ctx.players):
@@ -163,7 +194,7 @@ cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noe
             while j < ngroups and not bb_test(&groups[j], sq):
                 j += 1
             if j == ngroups:
-                groups[j] = flood(bb_square(sq), passable)
+                groups[j] = root_group(ctx, sq, passable, gained, lost)
                 ngroups += 1
             group = groups[j]
             t = temples_next_to(s, sq)
@@ -497,6 +528,7 @@ cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil:
         ctx.hand_sizes[p] = hand_size(s, p)
     unseen_by(s, ctx.seat, ctx.unseen)
     ctx.total_unseen = ctx.unseen[0] + ctx.unseen[1] + ctx.unseen[2] + ctx.unseen[3]
+    keep_root_groups(s, ctx)
     if commit_phase(s.phase):
         return commitment(s, ctx, legal, n)
     if s.phase == PH_ACTION:
