@@ -16,7 +16,7 @@ from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from ext.core cimport (GameState, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
+from ext.core cimport (A_PASS, GameState, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
                        PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND,
                        gen_legal, apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.heuristics cimport (EvalParams, score_actions, evaluate, greedy_playout, eval_params_from,
@@ -67,6 +67,7 @@ cdef class Tree:
     cdef public int lookahead_depth
     cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
     cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
+    cdef public long tail_actions      # rollout actions played by the cheap tail policy (for tests)
 
     def __cinit__(self):
         self.cap = 1024
@@ -97,10 +98,12 @@ cdef class Tree:
         self.iterations_done = 0
         self.leaf_actions_min = 1 << 30
         self.leaf_actions_max = 0
+        self.tail_actions = 0
 
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0):
+                  bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0,
+                  int tail_after=-1, bint tail_uniform=False):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -111,6 +114,8 @@ cdef class Tree:
         self.params.rollout_greedy = 1 if rollout_greedy else 0
         self.params.rollout_settle = 1 if rollout_settle else 0
         self.params.rollout_rounds = rollout_rounds
+        self.params.tail_after = tail_after
+        self.params.tail_uniform = 1 if tail_uniform else 0
         self.params.eval = eval_params_from(eval_weights)
 
     def set_memory_limit(self, size_t max_bytes):
@@ -427,7 +432,7 @@ cdef class Tree:
         cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
         cdef double rounds = self.params.rollout_rounds
-        cdef int horizon
+        cdef int horizon, played
         if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
             rounds = 1.0 if self.root_state.players >= 3 else 0.0
         horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
@@ -497,9 +502,20 @@ cdef class Tree:
             # every leaf is valued at the same point of the game, so that a
             # decision whose conflict the tree holds is not valued after more
             # of the other seats' replies than one whose rollout plays it
+            played = 0
             while det.phase != PH_OVER and actions < horizon:
                 if det.phase == PH_ACTION:
                     actions += 1
+                    played += 1
+                    if 0 <= self.params.tail_after < played:
+                        # the round's later actions: a cheap policy, since an ε-greedy
+                        # one costs a full move list and its priors
+                        if self.params.tail_uniform:
+                            random_playout(&det, &self.rng, 1)
+                        else:
+                            apply_unchecked(&det, A_PASS)
+                        self.tail_actions += 1
+                        continue
                 self._rollout(&det, 1)
         elif det.phase != PH_OVER:
             self._rollout(&det, self.params.rollout_depth)

@@ -30,6 +30,7 @@ FIELD_RANGES = {
     "widen_coef": (0.0, 1e6, False),
     "widen_exponent": (0.0, 2.0, False),
     "rollout_depth": (0, 1000, False),
+    "rollout_tail_after": (-1, 1000, False),
     "rollout_rounds": (0.0, 1000.0, False),
     "rollout_epsilon": (0.0, 1.0, False),
     "tau": (0.0, 1e6, True),
@@ -69,6 +70,11 @@ class SearchParams:
     # Play on past the rollout's end (at most 16 decisions) until no conflict
     # or choice is pending; the look-ahead plays out the conflicts it starts.
     rollout_settle: bool = True
+    # With rollout_rounds: after this many action-phase decisions of the rollout
+    # (-1: never), its later actions are played by rollout_tail: "pass" or
+    # "uniform" (conflicts and choices stay epsilon-greedy).
+    rollout_tail_after: int = -1
+    rollout_tail: str = "pass"
     # Rollout policy: "greedy" (epsilon-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
@@ -109,6 +115,8 @@ class SearchParams:
     def __post_init__(self):
         if self.rollout_policy not in ("greedy", "uniform"):
             raise SearchError(f"rollout_policy must be 'greedy' or 'uniform', got {self.rollout_policy!r}")
+        if self.rollout_tail not in ("pass", "uniform"):
+            raise SearchError(f"rollout_tail must be 'pass' or 'uniform', got {self.rollout_tail!r}")
         if self.final_move not in ("visits", "mean"):
             raise SearchError(f"final_move must be 'visits' or 'mean', got {self.final_move!r}")
         if self.rollout_depth < 0 or (self.rollout_rounds is not None and self.rollout_rounds < 0):
@@ -147,7 +155,8 @@ class SearchParams:
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
                        self.eval_weights(), self.rollout_settle,
-                       -1.0 if self.rollout_rounds is None else self.rollout_rounds)
+                       -1.0 if self.rollout_rounds is None else self.rollout_rounds,
+                       self.rollout_tail_after, self.rollout_tail == "uniform")
 
     def eval_weights(self) -> tuple:
         """Return the evaluation weights in ext.heuristics.EVAL_FIELDS order."""
@@ -183,7 +192,8 @@ def check_value(name: str, value, source: str = "params") -> object:
     if kind == "bool" and not isinstance(value, bool):
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
     if kind == "str":
-        choices = {"rollout_policy": ("greedy", "uniform"), "final_move": ("visits", "mean")}[name]
+        choices = {"rollout_policy": ("greedy", "uniform"), "rollout_tail": ("pass", "uniform"),
+                   "final_move": ("visits", "mean")}[name]
         if value not in choices:
             raise SearchError(f"{source}: field {name!r} must be one of {', '.join(choices)}, got {value!r}")
     if kind == "int" and (not number or not isinstance(value, int)):
