@@ -3,6 +3,9 @@
 from libc.stdint cimport uint64_t, int8_t, int32_t
 from ext.core cimport GameState
 
+cdef enum:
+    CONCAVE_TABLE = 64      # colour totals whose tau*(1-exp(-x/tau)) eval_params_from tables
+
 ctypedef struct EvalParams:
     # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
     # (x = colour scores, treasures on the weakest), plus for every leader on
@@ -42,6 +45,9 @@ ctypedef struct EvalParams:
     # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
     float building
     float wonder
+    # concave[x] = tau*(1-exp(-x/tau)) as colour_concave computes it (in double,
+    # so the sum is the same to the bit); totals past the table call exp
+    double concave[CONCAVE_TABLE]
 
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil

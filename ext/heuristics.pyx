@@ -255,7 +255,10 @@ cdef inline float colour_concave(int* x, const EvalParams* ep, int* lo) noexcept
     cdef int c
     lo[0] = x[0]
     for c in range(4):
-        v += ep.tau * (1.0 - exp(-x[c] / ep.tau))
+        if 0 <= x[c] < CONCAVE_TABLE:
+            v += ep.concave[x[c]]
+        else:
+            v += ep.tau * (1.0 - exp(-x[c] / ep.tau))
         if x[c] < lo[0]:
             lo[0] = x[c]
     return v
@@ -518,10 +521,13 @@ EVAL_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "mon
 cdef EvalParams eval_params_from(weights):
     """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
     cdef EvalParams ep
+    cdef int x
     (ep.tau, ep.min_bonus, ep.leader, ep.king, ep.temple, ep.supporter, ep.monument,
      ep.treasure_near, ep.catastrophe, ep.opponents_max, ep.scale, ep.centre, ep.endgame,
      ep.building, ep.wonder) = weights
     ep.use_fixed_need = 0
+    for x in range(CONCAVE_TABLE):
+        ep.concave[x] = ep.tau * (1.0 - exp(-x / ep.tau))
     return ep
 
 

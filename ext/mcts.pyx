@@ -16,9 +16,10 @@ from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from ext.core cimport (A_PASS, GameState, MAX_ACTIONS, MAX_PLAYERS, PH_OVER, PH_ACTION,
-                       PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE, PH_WAR_ATTACK, PH_WAR_DEFEND,
-                       gen_legal, apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
+from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
+                       MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
+                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal,
+                       apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.heuristics cimport (EvalParams, score_actions, evaluate, greedy_playout, eval_params_from,
                              fix_needs)
 
@@ -274,19 +275,39 @@ cdef class Tree:
         cdef double value[MAX_ACTIONS]
         cdef float rewards[MAX_PLAYERS]
         cdef GameState child
-        cdef int n, i, j, me = s.to_act
+        cdef int n, i, j, k, me = s.to_act
         cdef int32_t a
         cdef double v
+        # A tile on a square that touches nothing, or a catastrophe on an empty
+        # square, changes no group, score, temple or treasure, so the evaluation
+        # after it is the same for every such decision (it reads no hand): one
+        # evaluation per kind serves them all, unless a decision pends a choice.
+        cdef double alike_value[2]
+        cdef bint alike_known[2]
+        cdef BB touching = bb_neighbours(occupied(s))
+        alike_known[0] = alike_known[1] = False
         n = gen_legal(s, legal)
         score_actions(s, legal, n, sc)
         for i in range(n):
+            a = legal[i]
+            k = -1
+            if a < A_LEADER and not bb_test(&touching, a % NSQ):
+                k = 0
+            elif A_CAT <= a < A_SWAP and s.cell[a - A_CAT] == CELL_EMPTY:
+                k = 1
+            if k >= 0 and alike_known[k]:
+                value[i] = alike_value[k] + 1e-4 * sc[i]
+                continue
             memcpy(&child, s, sizeof(GameState))
-            apply_unchecked(&child, legal[i])
+            apply_unchecked(&child, a)
             if self.params.rollout_settle and child.phase != PH_ACTION and child.phase != PH_OVER:
-                value[i] = self._settled_value(&child, me, legal[i]) + 1e-4 * sc[i]
+                value[i] = self._settled_value(&child, me, a) + 1e-4 * sc[i]
                 continue
             evaluate(&child, &self.params.eval, rewards)
             value[i] = rewards[me] + 1e-4 * sc[i]
+            if k >= 0:
+                alike_value[k] = rewards[me]
+                alike_known[k] = True
         # insertion sort, best first (a few hundred entries)
         for i in range(1, n):
             a = legal[i]

@@ -70,9 +70,8 @@ class SearchParams:
     # Play on past the rollout's end (at most 16 decisions) until no conflict
     # or choice is pending; the look-ahead plays out the conflicts it starts.
     rollout_settle: bool = True
-    # With rollout_rounds: after this many action-phase decisions of the rollout
-    # (-1: never), its later actions are played by rollout_tail: "pass" or
-    # "uniform" (conflicts and choices stay epsilon-greedy).
+    # A rounds rollout's actions after the first rollout_tail_after (-1: none) are
+    # played by rollout_tail, "pass" or "uniform"; conflicts stay epsilon-greedy.
     rollout_tail_after: int = -1
     rollout_tail: str = "pass"
     # Rollout policy: "greedy" (epsilon-greedy on the prior) or "uniform".
