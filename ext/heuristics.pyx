@@ -28,7 +28,7 @@ from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_N
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ,
                       PH_ACTION, PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK,
                       PH_WAR_DEFEND, PH_WONDER_POINT, RED, apply_unchecked, bb_and, bb_andnot,
-                      bb_any, bb_count, bb_empty, bb_neighbours, bb_or, bb_pop, bb_set,
+                      bb_any, bb_count, bb_empty, bb_neighbours, bb_or, bb_pop, bb_set, bb_test,
                       commit_colour, count_by_kingdom, exact_commitment, gen_legal, hand_size,
                       is_occupied, kingdom_roots, mark_kingdoms, occupied, splitmix64,
                       temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState)
@@ -121,8 +121,15 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     cdef int8_t kown[NSQ][4]
     cdef uint8_t supporters[NSQ][4]
     cdef bint touches, counted = False
-    cdef BB ls
+    cdef BB ls, touching
+    # a square's kingdoms, found once for its three or four tile colours: 0 not
+    # yet, else 1 + nk, with its root and whether it touches a group
+    cdef uint8_t known[NSQ]
+    cdef int16_t sq_root[NSQ]
+    cdef bint sq_touches[NSQ]
     if s.phase == PH_ACTION:
+        touching = bb_neighbours(occupied(s))
+        memset(known, 0, sizeof(known))
         mark_kingdoms(s, mark)
         memset(kown, -1, sizeof(kown))
         ls = s.leaders
@@ -134,7 +141,16 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
             if a < A_LEADER:
                 c = a // NSQ
                 sq = a % NSQ
-                root = single_kingdom_root(s, sq, mark, &nk, &touches)
+                if not bb_test(&touching, sq):
+                    scores[i] = 3               # touches nothing
+                    continue
+                if known[sq] == 0:
+                    sq_root[sq] = single_kingdom_root(s, sq, mark, &nk, &touches)
+                    sq_touches[sq] = touches
+                    known[sq] = 1 + nk
+                root = sq_root[sq]
+                nk = known[sq] - 1
+                touches = sq_touches[sq]
                 if nk >= 2:
                     if not counted:             # only a uniting tile needs them
                         count_by_kingdom(s, supporters)
