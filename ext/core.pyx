@@ -666,11 +666,28 @@ cdef void end_action(GameState* s) noexcept nogil:
 cdef void treasure_check(GameState* s) noexcept nogil:
     """R-TRE-1: traders take treasures until one is left in their kingdom."""
     cdef int cand[NSQ]
-    cdef int q, n, to_take, i
+    cdef int troot[NSQ]
+    cdef int q, n, to_take, i, nt, root, held
     cdef bint again = True
+    cdef BB t
     while again:
         again = False
+        # the treasures' groups, found once for every seat's trader
+        nt = 0
+        t = s.treasure
+        while bb_any(t):
+            troot[nt] = uf_find(s, bb_pop(&t))
+            nt += 1
         for q in range(s.players):
+            if s.leader_sq[q][GREEN] < 0:
+                continue
+            root = uf_find(s, s.leader_sq[q][GREEN])
+            held = 0
+            for i in range(nt):
+                if troot[i] == root:
+                    held += 1
+            if held < 2:
+                continue
             n = treasure_candidates(s, q, cand, &to_take)
             if n == 0:
                 continue
@@ -836,6 +853,7 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
     cdef int p = s.to_act, c, sq, q, n, k, i, t, m
     cdef uint8_t mark[NSQ]
     cdef int counts[4]
+    cdef BB gone, left
     if s.phase == PH_ACTION:
         if a < A_LEADER:
             c = (a - A_TILE) // NSQ
@@ -879,14 +897,21 @@ cdef void apply_unchecked(GameState* s, int a) noexcept nogil:
             treasure_check(s)
         elif a < A_SWAP:
             sq = a - A_CAT
+            gone = bb_empty()
             if s.cell[sq] != CELL_EMPTY:
                 s.discarded[s.cell[sq] - CELL_UP] += 1
                 remove_tile(s, sq)
+                bb_set(&gone, sq)
             s.cell[sq] = CELL_CAT
             bb_set(&s.cats, sq)
             s.cats_left[p] -= 1
+            left = s.leaders
             return_orphan_leaders(s)
-            uf_rebuild(s)
+            # every part of a group that lost squares lies next to one of them:
+            # re-rooting the parts around each is the whole repair
+            gone = bb_or(gone, bb_andnot(left, s.leaders))
+            while bb_any(gone):
+                uf_remove(s, bb_pop(&gone))
             treasure_check(s)
         elif a < A_PASS:
             k = a - A_SWAP

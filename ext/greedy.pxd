@@ -40,6 +40,7 @@ ctypedef struct GreedyCtx:
     # lost no square and gained no neighbour is one of them (positional reuses it)
     BB root_passable
     BB root_groups[MAX_GROUPS]
+    BB root_group_edges[MAX_GROUPS]   # the squares next to each
     int root_ngroups
 
 cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil

@@ -143,9 +143,12 @@ cdef inline BB root_group(GreedyCtx* ctx, int sq, BB passable, BB gained, BB los
     for j in range(ctx.root_ngroups):
         g = ctx.root_groups[j]
         if bb_test(&g, sq):
-            # a group that kept every square and gained no neighbour is still a whole group
-            if not bb_any(bb_and(g, lost)) and not bb_any(bb_and(bb_neighbours(g), gained)):
-                return g
+            if not bb_any(bb_and(g, lost)):
+                # a group that kept every square is still connected: it is a whole group
+                # unless it gained a neighbour, and then it grows from where it was
+                if not bb_any(bb_and(ctx.root_group_edges[j], gained)):
+                    return g
+                return flood(g, passable)
             break
     return flood(bb_square(sq), passable)
 
@@ -164,6 +167,7 @@ cdef void keep_root_groups(GameState* s, GreedyCtx* ctx) noexcept nogil:
                 j += 1
             if j == ctx.root_ngroups:
                 ctx.root_groups[j] = flood(bb_square(sq), ctx.root_passable)
+                ctx.root_group_edges[j] = bb_neighbours(ctx.root_groups[j])
                 ctx.root_ngroups += 1
 
 cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noexcept nogil:
