@@ -36,7 +36,6 @@ ctypedef struct MctsParams:
     int rollout_settle      # 1: play on past the rollout depth until no conflict or choice is pending
     double rollout_rounds   # > 0: roll out until rounds * 2 * players actions since the root instead;
                             #   < 0: 1 with 3 or 4 players, 0 with 2
-    int tail_after          # >= 0: after this many decisions of a rounds rollout, the action
-    int tail_uniform        #   phase's decisions are passes (0) or uniform (1); conflicts and
-                            #   choices stay ε-greedy
+    int tail_after          # >= 0: a rounds rollout passes its actions after this many
+                            #   (conflicts and choices stay ε-greedy)
     EvalParams eval

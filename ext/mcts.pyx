@@ -68,7 +68,7 @@ cdef class Tree:
     cdef public int lookahead_depth
     cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
     cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
-    cdef public long tail_actions      # rollout actions played by the cheap tail policy (for tests)
+    cdef public long tail_actions      # rollout actions passed after rollout_tail_after (for tests)
 
     def __cinit__(self):
         self.cap = 1024
@@ -104,7 +104,7 @@ cdef class Tree:
     def configure(self, double exploration, double widen_base, double widen_coef,
                   double widen_exponent, int rollout_depth, double rollout_epsilon,
                   bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0,
-                  int tail_after=-1, bint tail_uniform=False):
+                  int tail_after=-1):
         """Set every knob of the kernel (search.SearchParams documents them)."""
         self.params.exploration = exploration
         self.params.widen_base = widen_base
@@ -116,7 +116,6 @@ cdef class Tree:
         self.params.rollout_settle = 1 if rollout_settle else 0
         self.params.rollout_rounds = rollout_rounds
         self.params.tail_after = tail_after
-        self.params.tail_uniform = 1 if tail_uniform else 0
         self.params.eval = eval_params_from(eval_weights)
 
     def set_memory_limit(self, size_t max_bytes):
@@ -529,12 +528,9 @@ cdef class Tree:
                     actions += 1
                     played += 1
                     if 0 <= self.params.tail_after < played:
-                        # the round's later actions: a cheap policy, since an ε-greedy
-                        # one costs a full move list and its priors
-                        if self.params.tail_uniform:
-                            random_playout(&det, &self.rng, 1)
-                        else:
-                            apply_unchecked(&det, A_PASS)
+                        # the round's later actions pass: an ε-greedy action costs a full
+                        # move list and its priors, and a uniform one is noise
+                        apply_unchecked(&det, A_PASS)
                         self.tail_actions += 1
                         continue
                 self._rollout(&det, 1)

@@ -70,10 +70,9 @@ class SearchParams:
     # Play on past the rollout's end (at most 16 decisions) until no conflict
     # or choice is pending; the look-ahead plays out the conflicts it starts.
     rollout_settle: bool = True
-    # A rounds rollout's actions after the first rollout_tail_after (-1: none) are
-    # played by rollout_tail, "pass" or "uniform"; conflicts stay epsilon-greedy.
+    # A rounds rollout passes its actions after the first rollout_tail_after
+    # (-1: none); conflicts and choices stay epsilon-greedy.
     rollout_tail_after: int = -1
-    rollout_tail: str = "pass"
     # Rollout policy: "greedy" (epsilon-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
@@ -114,8 +113,6 @@ class SearchParams:
     def __post_init__(self):
         if self.rollout_policy not in ("greedy", "uniform"):
             raise SearchError(f"rollout_policy must be 'greedy' or 'uniform', got {self.rollout_policy!r}")
-        if self.rollout_tail not in ("pass", "uniform"):
-            raise SearchError(f"rollout_tail must be 'pass' or 'uniform', got {self.rollout_tail!r}")
         if self.final_move not in ("visits", "mean"):
             raise SearchError(f"final_move must be 'visits' or 'mean', got {self.final_move!r}")
         if self.rollout_depth < 0 or (self.rollout_rounds is not None and self.rollout_rounds < 0):
@@ -155,7 +152,7 @@ class SearchParams:
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
                        self.eval_weights(), self.rollout_settle,
                        -1.0 if self.rollout_rounds is None else self.rollout_rounds,
-                       self.rollout_tail_after, self.rollout_tail == "uniform")
+                       self.rollout_tail_after)
 
     def eval_weights(self) -> tuple:
         """Return the evaluation weights in ext.heuristics.EVAL_FIELDS order."""
@@ -191,8 +188,7 @@ def check_value(name: str, value, source: str = "params") -> object:
     if kind == "bool" and not isinstance(value, bool):
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
     if kind == "str":
-        choices = {"rollout_policy": ("greedy", "uniform"), "rollout_tail": ("pass", "uniform"),
-                   "final_move": ("visits", "mean")}[name]
+        choices = {"rollout_policy": ("greedy", "uniform"), "final_move": ("visits", "mean")}[name]
         if value not in choices:
             raise SearchError(f"{source}: field {name!r} must be one of {', '.join(choices)}, got {value!r}")
     if kind == "int" and (not number or not isinstance(value, int)):
