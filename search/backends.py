@@ -11,7 +11,9 @@ search.arena.run_match and tne_ai.match's referee both play through them.
 - `ThreadBackend(jobs)`: threads, for games that wait on engine processes
   (the referee's default).
 - `ProcessBackend(jobs)`: a spawned process pool (the arena's default for
-  jobs > 1); cancel terminates it. Needs no Ray.
+  jobs > 1); cancel terminates it. Needs no Ray. The jobs a dead worker
+  takes down are played again one at a time, and only the one that keeps
+  killing its process is a `JobLost`.
 - `RayBackend(address)`: one Ray task per job (`pip install -e '.[cluster]'`),
   on a local Ray instance or a cluster (docs/cluster.md). A job whose worker
   process dies is replayed on another worker (Ray's task retries, `retries`
@@ -151,41 +153,102 @@ def _call(fn, job):
 
 
 class ProcessBackend(_QueueBackend):
-    """Play `jobs` jobs at once in a spawned process pool (fn and jobs must pickle)."""
+    """Play `jobs` jobs at once in a spawned process pool (fn and jobs must pickle).
+
+    A worker that dies (killed, out of memory) breaks the pool and every job
+    it was running with: those jobs are played again one at a time in a
+    fresh single process, so the one that kills its process is found and,
+    after `retries` more deaths, reported as a `JobLost`; the others go on.
+    """
 
     name = "process"
 
-    def __init__(self, jobs: int = 2):
+    def __init__(self, jobs: int = 2, retries: int = 1):
         self.jobs = jobs
-        self._pool = None
+        self.retries = retries
+        self._pool: Optional[concurrent.futures.ProcessPoolExecutor] = None
         self._cancelled = False
 
+    def _new_pool(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
+
+    def _wait(self, futures: dict, poll):
+        """Yield (future, index) as futures finish; call poll while none does."""
+        waiting = set(futures)
+        while waiting and not self._cancelled:
+            done, waiting = concurrent.futures.wait(waiting, timeout=POLL,
+                                                    return_when=concurrent.futures.FIRST_COMPLETED)
+            if not done and poll is not None:
+                poll()
+            for fut in done:
+                yield fut, futures[fut]
+
     def stream(self, fn, jobs, poll=None):
-        """Submit every job to the pool; yield outcomes as they finish."""
-        results: queue.Queue = queue.Queue()
+        """Submit every job to the pool; yield outcomes as they finish, replaying those a dead worker took down."""
+        from concurrent.futures.process import BrokenProcessPool
         self._cancelled = False
-        if self._pool is None:          # one pool for every stream until close() or cancel()
-            self._pool = mp.get_context("spawn").Pool(self.jobs)
         jobs = list(jobs)
-        for i, job in enumerate(jobs):
-            self._pool.apply_async(_call, (fn, job), callback=lambda out, i=i: results.put((i, out)),
-                                   error_callback=lambda e, i=i: results.put((i, e)))
-        yield from self._drain(results, set(range(len(jobs))), poll)
+        if self._pool is None:          # one pool for every stream until close() or cancel()
+            self._pool = self._new_pool(self.jobs)
+        broken = []
+        futures = {self._pool.submit(_call, fn, job): i for i, job in enumerate(jobs)}
+        for fut, i in self._wait(futures, poll):
+            try:
+                out = fut.result()
+            except BrokenProcessPool:
+                broken.append(i)
+                continue
+            except Exception as e:  # noqa: BLE001 - the caller decides what a failed job means
+                out = e
+            yield i, out
+            if poll is not None:
+                poll()
+        if broken and not self._cancelled:
+            self._shutdown()
+            yield from self._replay(fn, jobs, sorted(broken), poll)
+
+    def _replay(self, fn, jobs, indices, poll):
+        """Play each job again alone; one whose process dies retries + 1 times in all is lost."""
+        from concurrent.futures.process import BrokenProcessPool
+        for i in indices:
+            deaths = 0
+            while not self._cancelled:
+                self._pool = self._new_pool(1)
+                futures = {self._pool.submit(_call, fn, jobs[i]): i}
+                outcome = None
+                for fut, _ in self._wait(futures, poll):
+                    try:
+                        outcome = (fut.result(),)
+                    except BrokenProcessPool:
+                        deaths += 1
+                    except Exception as e:  # noqa: BLE001
+                        outcome = (e,)
+                self._shutdown()
+                if outcome is not None:
+                    yield i, outcome[0]
+                    break
+                if deaths > self.retries:
+                    yield i, JobLost(f"job {i}: its worker process died {deaths} times")
+                    break
+
+    def _shutdown(self, kill: bool = False):
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kill:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def cancel(self):
         """Terminate the pool's processes."""
         self._cancelled = True
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
+        self._shutdown(kill=True)
 
     def close(self):
-        """Close the pool and wait for its processes."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
+        """Wait for the pool's processes and release them."""
+        self._shutdown()
 
 
 # ---------------------------------------------------------------- Ray

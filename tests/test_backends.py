@@ -82,6 +82,35 @@ def test_local_backends_stream_results_and_exceptions(backend):
     assert isinstance(got[2], ValueError)
 
 
+def die_at_3(job):
+    """Square x, except that job 3 kills its own process (every time, or once: while `marker` is absent)."""
+    x, marker = job
+    if x == 3 and (marker is None or not os.path.exists(marker)):
+        if marker is not None:
+            open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.2)             # the other jobs are running when 3 dies
+    return x * x
+
+
+def test_a_dead_pool_worker_replays_only_the_games_it_took_down(tmp_path):
+    """Job 3 dies once: the pool breaks, the jobs it took down are played again and every result comes back."""
+    marker = str(tmp_path / "died")
+    with ProcessBackend(2) as b:
+        got = dict(b.stream(die_at_3, [(x, marker) for x in range(6)]))
+    assert os.path.exists(marker)
+    assert got == {x: x * x for x in range(6)}
+    with ProcessBackend(2) as b:               # the pool works after a replay
+        assert dict(b.stream(square, [4])) == {0: 16}
+
+
+def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
+    with ProcessBackend(2, retries=1) as b:
+        got = dict(b.stream(die_at_3, [(x, None) for x in range(6)]))
+    assert isinstance(got.pop(3), JobLost)
+    assert got == {x: x * x for x in range(6) if x != 3}
+
+
 def test_make_backend():
     assert isinstance(make_backend("process", 1), SerialBackend)
     assert isinstance(make_backend("process", 2), ProcessBackend)
