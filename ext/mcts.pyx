@@ -462,9 +462,15 @@ cdef class Tree:
         redeal_hidden(&det, self.observer, &self.rng)
         path[0] = node
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
-            n = gen_legal(&det, legal)
             actor = det.to_act
-            self._order(&det, legal, n, node, actions, order)
+            if node == self.root and self.root_n > 0 and actor == self.observer:
+                # the observer's decisions at the root are the same in every world:
+                # the look-ahead's order is the list
+                n = self.root_n
+                memcpy(order, self.root_order, n * sizeof(int32_t))
+            else:
+                n = gen_legal(&det, legal)
+                self._order(&det, legal, n, node, actions, order)
             allowed = <int>(self.params.widen_base + self.params.widen_coef
                             * pow(self.nodes[node].visits, self.params.widen_exponent))
             if allowed < 1:
