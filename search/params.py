@@ -77,23 +77,23 @@ class SearchParams:
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
     rollout_epsilon: float = 0.1
-    # Evaluation weights (ext/heuristics.pxd EvalParams says how each counts):
-    # concave colour utility and the weakest colour's bonus,
-    tau: float = 5.0
-    min_bonus: float = 0.6
+    # Evaluation weights, Texel-fitted (EvalParams in ext/heuristics.pxd says how
+    # each counts): concave colour utility and the weakest colour's bonus,
+    tau: float = 5.805
+    min_bonus: float = 0.437
     # a leader's prospects (presence, temples beside it, supporters, monuments,
     # a treasure near a trader), a king's pull, a catastrophe in hand,
-    leader: float = 1.6
-    king: float = 0.5
-    temple: float = 0.3
-    supporter: float = 0.08
-    monument: float = 1.5
-    treasure_near: float = 0.2
-    catastrophe: float = 0.5
+    leader: float = 1.153
+    king: float = 0.326
+    temple: float = 0.324
+    supporter: float = 0.104
+    monument: float = 1.45
+    treasure_near: float = 0.151
+    catastrophe: float = 0.287
     # the opponents' value (opponents_max * best + the rest * mean) and the
     # logistic's scale on the margin,
     opponents_max: float = 0.5
-    eval_scale: float = 1.5
+    eval_scale: float = 1.956
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
     eval_centre: float = 1.0
     # the end coming nearer, for a seat that leads at the root (margin units),
