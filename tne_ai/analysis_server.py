@@ -536,13 +536,14 @@ class _Box:
     def __init__(self):
         self.current: Optional[int] = None      # serial of the running turn
         self.cancel: Optional[int] = None       # serial the server last asked to stop
+        self.stop = threading.Event()           # the running turn's stop token (set once it is cancelled)
 
 
 class _Searcher(ISMCTS):
-    """An ISMCTS that refuses to start a search once its turn is cancelled.
+    """An ISMCTS whose searches share their turn's stop token, and that refuses to start one once the turn is cancelled.
 
-    search() clears a stop() that came before it, so a cancelled analysis of
-    several searches (a waiting seat's worlds) is stopped search by search.
+    A cancelled analysis of several searches (a waiting seat's worlds) stops
+    the one running and starts no other.
     """
 
     def __init__(self, box: _Box):
@@ -555,10 +556,11 @@ class _Searcher(ISMCTS):
     def search(self, *args, **kwargs):
         if self.cancelled():
             raise _Cancelled()
+        kwargs.setdefault("stop_token", self.box.stop)
         return super().search(*args, **kwargs)
 
 
-def _watch(ctrl, box: _Box, searcher: _Searcher) -> None:
+def _watch(ctrl, box: _Box) -> None:
     """Stop the running search when the server cancels its turn; end the process when the server is gone."""
     while True:
         try:
@@ -566,11 +568,8 @@ def _watch(ctrl, box: _Box, searcher: _Searcher) -> None:
         except (EOFError, OSError):
             os._exit(0)                 # the server closed the pipe or died: nobody wants our answers
         box.cancel = serial
-        # a search that starts just after a stop clears it (ISMCTS.search): stop again until the turn ends
-        while box.current == serial:
-            searcher.stop()
-            if ctrl.poll(0.01):
-                break
+        if box.current == serial:
+            box.stop.set()              # a turn that starts later sees box.cancel instead
 
 
 def _worker_main(conn, ctrl) -> None:
@@ -579,7 +578,7 @@ def _worker_main(conn, ctrl) -> None:
     os.dup2(2, 1)                                       # nothing a worker prints may reach the answers
     box = _Box()
     searcher = _Searcher(box)
-    threading.Thread(target=_watch, args=(ctrl, box, searcher), daemon=True, name="watcher").start()
+    threading.Thread(target=_watch, args=(ctrl, box), daemon=True, name="watcher").start()
     while True:
         try:
             task = conn.recv()
@@ -588,6 +587,7 @@ def _worker_main(conn, ctrl) -> None:
         if task is None:
             return
         serial = task[0]
+        box.stop = threading.Event()    # before current: a cancel seen for this serial sets this token
         box.current = serial
         try:
             reply = _run_task(searcher, task)
