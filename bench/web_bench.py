@@ -35,7 +35,10 @@ import sys
 import tempfile
 import time
 
-import httpx
+try:
+    import httpx2 as httpx     # Starlette's choice where installed (the [test] extra on Python >= 3.11)
+except ImportError:
+    import httpx
 import websockets
 
 
