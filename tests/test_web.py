@@ -6,17 +6,14 @@ import random
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-import engine  # noqa: E402
-from engine.position import format_position  # noqa: E402
-from engine.record import record_start, replay_record  # noqa: E402
-from engine.view import letters  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
-from tne_ai.knowledge import parse_seat_record  # noqa: E402
-from tne_ai.serve import banner, is_loopback  # noqa: E402
-from tne_ai.web.app import MAX_RECORD_BYTES, create_app  # noqa: E402
+import engine
+from engine.position import format_position
+from engine.record import record_start, replay_record
+from engine.view import letters
+from starlette.testclient import TestClient
+from tne_ai.knowledge import parse_seat_record
+from tne_ai.serve import banner, is_loopback
+from tne_ai.web.app import MAX_RECORD_BYTES, create_app
 
 ENGINE = {"iterations": 20}
 

@@ -3,14 +3,9 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-from starlette.testclient import TestClient  # noqa: E402
-from tne_ai.serve import default_data_dir  # noqa: E402
-from tne_ai.web.app import SAVED_SUFFIX, create_app  # noqa: E402
+from starlette.testclient import TestClient
+from tne_ai.serve import default_data_dir
+from tne_ai.web.app import SAVED_SUFFIX, create_app
 
 ENGINE = {"iterations": 20}
 

@@ -5,15 +5,12 @@ import time
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-import engine  # noqa: E402
-from engine.record import replay_record  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
-from tne_ai.web.app import create_app  # noqa: E402
-from tne_ai.web.replay import MAX_RECORD_BYTES  # noqa: E402
-from records import opening  # noqa: E402
+import engine
+from engine.record import replay_record
+from starlette.testclient import TestClient
+from tne_ai.web.app import create_app
+from tne_ai.web.replay import MAX_RECORD_BYTES
+from records import opening
 
 @pytest.fixture(scope="module")
 def client():
