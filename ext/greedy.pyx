@@ -21,7 +21,7 @@ from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CON
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
                       apply_unchecked, bb_and, bb_andnot, bb_any, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
-                      bb_test, flood, gen_legal, ranking_key, hand_size, occupied, unseen_by, CoreState)
+                      bb_test, flood, gen_legal, temples_beside, ranking_key, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
     VALUE_DEPTH = 3         # own follow-up choices (monument, treasure, ...) resolved this deep
@@ -30,14 +30,6 @@ cdef enum:
 cdef inline int count_and(BB a, BB b) noexcept nogil:
     """Count the squares of a that are in b."""
     return bb_count(bb_and(a, b))
-
-cdef inline int temples_next_to(GameState* s, int sq) noexcept nogil:
-    """Count the face-up temples edge-adjacent to a square (a leader's revolt strength, R-REV-2)."""
-    cdef int k, n = 0
-    for k in range(NB_N[sq]):
-        if s.cell[NB[sq][k]] == 1 + RED:
-            n += 1
-    return n
 
 
 # ---------------------------------------------------------------- tie-breaking noise
@@ -126,8 +118,8 @@ cdef void conflict_bases(GameState* s, int* base_a, int* base_d) noexcept nogil:
     """Write the attacker's and the defender's base strengths of the pending conflict (R-REV-2, R-WAR-3)."""
     cdef BB passable
     if s.c_kind == CONFLICT_REVOLT:
-        base_a[0] = temples_next_to(s, s.c_att_leader)
-        base_d[0] = temples_next_to(s, s.c_def_leader)
+        base_a[0] = temples_beside(s, s.c_att_leader)
+        base_d[0] = temples_beside(s, s.c_def_leader)
         return
     # the uniting tile belongs to neither side
     passable = occupied(s)
@@ -201,7 +193,7 @@ cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noe
                 groups[j] = root_group(ctx, sq, passable, gained, lost)
                 ngroups += 1
             group = groups[j]
-            t = temples_next_to(s, sq)
+            t = temples_beside(s, sq)
             if t > 4:
                 t = 4
             u = count_and(group, s.up[c])
