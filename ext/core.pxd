@@ -129,6 +129,13 @@ cdef inline BB bb_or(BB a, BB b) noexcept nogil:
     r.w[2] = a.w[2] | b.w[2]
     return r
 
+cdef inline BB bb_xor(BB a, BB b) noexcept nogil:
+    cdef BB r
+    r.w[0] = a.w[0] ^ b.w[0]
+    r.w[1] = a.w[1] ^ b.w[1]
+    r.w[2] = a.w[2] ^ b.w[2]
+    return r
+
 cdef inline BB bb_and(BB a, BB b) noexcept nogil:
     cdef BB r
     r.w[0] = a.w[0] & b.w[0]

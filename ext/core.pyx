@@ -672,15 +672,17 @@ cdef void treasure_check(GameState* s) noexcept nogil:
     cdef BB t
     while again:
         again = False
-        # the treasures' groups, found once for every seat's trader
-        nt = 0
-        t = s.treasure
-        while bb_any(t):
-            troot[nt] = uf_find(s, bb_pop(&t))
-            nt += 1
+        nt = -1
         for q in range(s.players):
             if s.leader_sq[q][GREEN] < 0:
                 continue
+            if nt < 0:
+                # the treasures' groups, found once for every seat's trader (none: not at all)
+                nt = 0
+                t = s.treasure
+                while bb_any(t):
+                    troot[nt] = uf_find(s, bb_pop(&t))
+                    nt += 1
             root = uf_find(s, s.leader_sq[q][GREEN])
             held = 0
             for i in range(nt):

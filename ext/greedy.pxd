@@ -42,5 +42,17 @@ ctypedef struct GreedyCtx:
     BB root_groups[MAX_GROUPS]
     BB root_group_edges[MAX_GROUPS]   # the squares next to each
     int root_ngroups
+    # each leader's term at the root, for positional to reuse while nothing it
+    # counts changed: its square (-1: off the board) and group, the face-up tiles
+    # and treasures the terms were counted on
+    int root_leader_sq[MAX_PLAYERS][4]
+    int root_leader_group[MAX_PLAYERS][4]
+    double root_leader_term[MAX_PLAYERS][4]
+    BB root_up[4]
+    BB root_treasure
+    # each seat's colour value at the root (colour_value of its scores and treasures)
+    double root_colours[MAX_PLAYERS]
+    int root_scores[MAX_PLAYERS][4]
+    int root_treasures[MAX_PLAYERS]
 
 cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil

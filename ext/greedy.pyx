@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t, int64_t, int32_t
 from ext.core cimport (A_CAT, A_COMMIT, A_LEADER, A_PASS, A_SWAP, BB, BLACK, CONFLICT_REVOLT, GREEN,
                       GameState, MAX_ACTIONS, MAX_PLAYERS, MONUMENT_COLOURS, NB, NB_N, NSQ, PH_ACTION,
                       PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK, PH_WAR_DEFEND, RED,
-                      apply_unchecked, bb_and, bb_andnot, bb_any, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
+                      apply_unchecked, bb_and, bb_andnot, bb_any, bb_xor, bb_count, bb_clear, bb_eq, bb_neighbours, bb_or, bb_square,
                       bb_test, flood, gen_legal, temples_beside, ranking_key, hand_size, occupied, unseen_by, CoreState)
 
 cdef enum:
@@ -144,14 +144,39 @@ cdef inline BB root_group(GreedyCtx* ctx, int sq, BB passable, BB gained, BB los
             break
     return flood(bb_square(sq), passable)
 
+cdef inline double leader_term(GameState* s, GreedyCtx* ctx, int p, int c, int sq, BB group) noexcept nogil:
+    """Return one leader's term: its prospects in its group, weighted by its seat's need of its colour."""
+    cdef const GreedyWeights* w = &ctx.w
+    cdef int t = temples_beside(s, sq), u = count_and(group, s.up[c]), m
+    cdef double v, val
+    if t > 4:
+        t = 4
+    if u > 12:
+        u = 12
+    v = w.leader + w.temple * t + w.supporter * u
+    for m in range(6):
+        if (s.monument_sq[m] >= 0 and bb_test(&group, s.monument_sq[m])
+                and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)):
+            v += w.monument
+    if c == GREEN and bb_any(bb_and(group, s.treasure)):
+        v += w.treasure_near
+    val = ctx.needs[p][c] * v
+    if c == BLACK:
+        val += w.king * ctx.max_need[p]
+    return val
+
 cdef void keep_root_groups(GameState* s, GreedyCtx* ctx) noexcept nogil:
-    """Record the leaders' groups of the position being decided, for root_group."""
+    """Record the leaders' groups and terms of the position being decided, for root_group and positional."""
     cdef int p, c, sq, j
     ctx.root_passable = occupied(s)
     ctx.root_ngroups = 0
+    for c in range(4):
+        ctx.root_up[c] = s.up[c]
+    ctx.root_treasure = s.treasure
     for p in range(ctx.players):
         for c in range(4):
             sq = s.leader_sq[p][c]
+            ctx.root_leader_sq[p][c] = sq
             if sq < 0:
                 continue
             j = 0
@@ -161,30 +186,42 @@ cdef void keep_root_groups(GameState* s, GreedyCtx* ctx) noexcept nogil:
                 ctx.root_groups[j] = flood(bb_square(sq), ctx.root_passable)
                 ctx.root_group_edges[j] = bb_neighbours(ctx.root_groups[j])
                 ctx.root_ngroups += 1
+            ctx.root_leader_group[p][c] = j
+            ctx.root_leader_term[p][c] = leader_term(s, ctx, p, c, sq, ctx.root_groups[j])
 
 cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noexcept nogil:
     """Write each seat's leader terms summed, the leader on square `removed` (if any) taken off.
 
     A leader's kingdom is what connects to it through tiles face up or down,
     the wonder and other leaders (the removed one no longer connects).
-    Leaders are summed seat by seat in colour order.
+    Leaders are summed seat by seat in colour order. A leader on its root
+    square whose group, and every tile and treasure in it or next to it, is
+    as at the root has its root term (the same double).
     """
-    cdef const GreedyWeights* w = &ctx.w
     cdef BB passable = occupied(s)
     cdef BB groups[MAX_GROUPS]
-    cdef BB group, gained, lost
-    cdef int ngroups = 0, p, c, sq, j, m, t, u
-    cdef double v, val
+    cdef bint intact[MAX_GROUPS]
+    cdef BB group, gained, lost, changed
+    cdef int ngroups = 0, p, c, sq, j
     if removed >= 0:
         bb_clear(&passable, removed)
     gained = bb_andnot(passable, ctx.root_passable)
     lost = bb_andnot(ctx.root_passable, passable)
+    changed = bb_or(bb_or(bb_xor(s.up[0], ctx.root_up[0]), bb_xor(s.up[1], ctx.root_up[1])),
+                    bb_or(bb_xor(s.up[2], ctx.root_up[2]), bb_xor(s.up[3], ctx.root_up[3])))
+    changed = bb_or(changed, bb_xor(s.treasure, ctx.root_treasure))
+    for j in range(ctx.root_ngroups):
+        intact[j] = not (bb_any(bb_and(ctx.root_groups[j], bb_or(lost, changed)))
+                         or bb_any(bb_and(ctx.root_group_edges[j], bb_or(gained, changed))))
     for p in range(ctx.players):
         out[p] = 0.0
     for p in range(ctx.players):
         for c in range(4):
             sq = s.leader_sq[p][c]
             if sq < 0 or sq == removed:
+                continue
+            if sq == ctx.root_leader_sq[p][c] and intact[ctx.root_leader_group[p][c]]:
+                out[p] += ctx.root_leader_term[p][c]
                 continue
             j = 0
             while j < ngroups and not bb_test(&groups[j], sq):
@@ -193,23 +230,7 @@ cdef void positional(GameState* s, GreedyCtx* ctx, int removed, double* out) noe
                 groups[j] = root_group(ctx, sq, passable, gained, lost)
                 ngroups += 1
             group = groups[j]
-            t = temples_beside(s, sq)
-            if t > 4:
-                t = 4
-            u = count_and(group, s.up[c])
-            if u > 12:
-                u = 12
-            v = w.leader + w.temple * t + w.supporter * u
-            for m in range(6):
-                if (s.monument_sq[m] >= 0 and bb_test(&group, s.monument_sq[m])
-                        and (MONUMENT_COLOURS[m][0] == c or MONUMENT_COLOURS[m][1] == c)):
-                    v += w.monument
-            if c == GREEN and bb_any(bb_and(group, s.treasure)):
-                v += w.treasure_near
-            val = ctx.needs[p][c] * v
-            if c == BLACK:
-                val += w.king * ctx.max_need[p]
-            out[p] += val
+            out[p] += leader_term(s, ctx, p, c, sq, group)
 
 cdef double combine(GreedyCtx* ctx, const double* values) noexcept nogil:
     """Return the deciding seat's value minus its opponents' (the best and the mean mixed with 3-4)."""
@@ -230,14 +251,21 @@ cdef double combine_parts(GreedyCtx* ctx, GameState* s, const int* cats, const d
                           int bonus_p, int bonus_c, int bonus_n) noexcept nogil:
     """Return combine() of the seats' colour values (plus bonus_n points of colour bonus_c to seat bonus_p)."""
     cdef double values[MAX_PLAYERS]
+    cdef double colours
     cdef int sc[4]
     cdef int p, c
+    cdef bint same
     for p in range(ctx.players):
+        same = s.treasures_taken[p] == ctx.root_treasures[p]
         for c in range(4):
             sc[c] = s.score[p][c]
-        if p == bonus_p:
+            same = same and sc[c] == ctx.root_scores[p][c]
+        if p == bonus_p and bonus_n != 0:
             sc[bonus_c] += bonus_n
-        values[p] = colour_value(ctx, sc, s.treasures_taken[p]) + pos[p] + ctx.w.catastrophe * cats[p]
+            same = False
+        # a seat whose scores did not change has its root colour value (the same double)
+        colours = ctx.root_colours[p] if same else colour_value(ctx, sc, s.treasures_taken[p])
+        values[p] = colours + pos[p] + ctx.w.catastrophe * cats[p]
     return combine(ctx, values)
 
 cdef double static_value(GameState* s, GreedyCtx* ctx, int removed, int bonus_p, int bonus_c,
@@ -516,6 +544,9 @@ cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil:
     for p in range(ctx.players):
         for c in range(4):
             sc[c] = s.score[p][c]
+            ctx.root_scores[p][c] = sc[c]
+        ctx.root_treasures[p] = s.treasures_taken[p]
+        ctx.root_colours[p] = colour_value(ctx, sc, s.treasures_taken[p])
         colour_need(ctx, sc, s.treasures_taken[p], ctx.needs[p])
         ctx.max_need[p] = ctx.needs[p][0]
         for c in range(1, 4):
