@@ -7,11 +7,16 @@ is one ISMCTS against copies of the opponent.
 
     python -m bench.elo_curve --players 2 --budgets 250,500,1000,2000,4000 --games 40 \\
         --opponent greedy --jobs 2 --svg docs/images/elo-2p.svg --table docs/records/elo-2p.md
+
+A budget's games depend only on the seed, not on the other budgets, so the
+budgets of one curve may run apart (`--rows FILE` keeps each run's rows and
+draws the table and the plot from all of them).
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import sys
 import time
@@ -20,6 +25,7 @@ from search.agent import Limits
 from search.arena import AGENTS, run_match
 from search.backends import make_backend
 from search.ismcts import ISMCTSAgent
+from search.params import SearchParams
 
 ELO_CAP = 800           # a share of 0 or 1 has an infinite Elo: drawn at the edge, marked
 
@@ -34,7 +40,8 @@ def opponent_factory(spec: str):
     return kind, AGENTS[kind]
 
 
-def curve(budgets: list, opponent: str, players: int, games: int, seed: int, jobs: int, progress=None) -> list:
+def curve(budgets: list, opponent: str, players: int, games: int, seed: int, jobs: int, progress=None,
+          params: SearchParams = None) -> list:
     """Play every budget against the opponent; return rows (budget, games, share, elo, lo, hi, seconds)."""
     opp_name, opp = opponent_factory(opponent)
     backend = make_backend("process", jobs, None)
@@ -42,7 +49,8 @@ def curve(budgets: list, opponent: str, players: int, games: int, seed: int, job
     try:
         for b in budgets:
             name = f"ismcts-{b}"
-            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b)), opp_name: opp}
+            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b), params=params),
+                      opp_name: opp}
             t0 = time.perf_counter()
             res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
                             jobs=jobs, backend=backend)
@@ -115,6 +123,18 @@ def svg(rows: list, title: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def load_rows(path: str, settings: dict) -> list:
+    """Return the rows a --rows file holds (none if it does not exist); refuse one made with other settings."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return []
+    if doc.get("settings") != settings:
+        raise SystemExit(f"--rows {path}: made with other settings ({doc.get('settings')}), not {settings}")
+    return [tuple(r) for r in doc["rows"]]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.elo_curve", description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
@@ -125,11 +145,23 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--svg", help="write the plot here")
     ap.add_argument("--table", help="write the Markdown table here")
+    ap.add_argument("--params", help="params file of the ISMCTS (default: the defaults)")
+    ap.add_argument("--rows", help="JSON file of rows: the table and plot also show the rows it holds "
+                                   "(same settings, other budgets), and it is rewritten with all of them")
     args = ap.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",")]
+    params = SearchParams.load(args.params) if args.params else None
+    settings = {"opponent": args.opponent, "players": args.players, "games": args.games, "seed": args.seed,
+                "params": params.to_dict() if params else None}
+    kept = load_rows(args.rows, settings) if args.rows else []
     rows = curve(budgets, args.opponent, args.players, args.games, args.seed, args.jobs,
                  progress=lambda r: print(f"{r[0]:>6} iterations: {r[1]} games, share {r[2]:.3f}, "
-                                          f"Elo {_fmt(r[3])} [{_fmt(r[4])}, {_fmt(r[5])}], {r[6]:.0f}s", flush=True))
+                                          f"Elo {_fmt(r[3])} [{_fmt(r[4])}, {_fmt(r[5])}], {r[6]:.0f}s", flush=True),
+                 params=params)
+    rows = sorted({r[0]: r for r in kept + rows}.values())
+    if args.rows:
+        with open(args.rows, "w") as f:
+            json.dump({"settings": settings, "rows": rows}, f, indent=1)
     text = table(rows, args.opponent, args.players, args.seed)
     print(text)
     if args.table:
