@@ -38,7 +38,7 @@ from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.state import rank_scores, strength_vector, variant_bits
 from search.agent import Agent, Limits, SearchError
-from search.backends import BACKENDS, Backend, JobLost, make_backend
+from search.backends import BACKENDS, Backend, BackendError, JobLost, make_backend
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
 from search.params import SearchParams
@@ -564,6 +564,9 @@ def main(argv=None) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except BackendError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(res.table())
     return 0
 

@@ -41,6 +41,10 @@ class JobLost(Exception):
     """A job produced no result: its worker died (after every replay) or it was cancelled."""
 
 
+class BackendError(RuntimeError):
+    """The backend cannot run any job (its worker processes cannot start)."""
+
+
 class Backend:
     """Runs jobs and streams their outcomes back as they finish."""
 
@@ -152,6 +156,10 @@ def _call(fn, job):
     return fn(job)
 
 
+def _nothing(job):
+    return job
+
+
 class ProcessBackend(_QueueBackend):
     """Play `jobs` jobs at once in a spawned process pool (fn and jobs must pickle).
 
@@ -159,6 +167,8 @@ class ProcessBackend(_QueueBackend):
     it was running with: those jobs are played again one at a time in a
     fresh single process, so the one that kills its process is found and,
     after `retries` more deaths, reported as a `JobLost`; the others go on.
+    When a fresh process cannot even run an empty job, no job can run:
+    BackendError, before any replay.
     """
 
     name = "process"
@@ -205,7 +215,21 @@ class ProcessBackend(_QueueBackend):
                 poll()
         if broken and not self._cancelled:
             self._shutdown()
+            self._check_workers_start()
             yield from self._replay(fn, jobs, sorted(broken), poll)
+
+    def _check_workers_start(self):
+        """Raise BackendError unless a fresh worker process runs an empty job."""
+        from concurrent.futures.process import BrokenProcessPool
+        self._pool = self._new_pool(1)
+        try:
+            self._pool.submit(_call, _nothing, None).result()
+        except BrokenProcessPool as e:
+            raise BackendError(
+                f"the process pool's workers cannot start ({e}); a spawned worker imports the main "
+                "script, so run it from a file or with -m, not from standard input") from None
+        finally:
+            self._shutdown()
 
     def _replay(self, fn, jobs, indices, poll):
         """Play each job again alone; one whose process dies retries + 1 times in all is lost."""

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from search.arena import run_match
-from search.backends import (JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
+from search.backends import (BackendError, JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
                              start_ray)
 from search.baselines import GreedyAgent, RandomAgent
 from search.sprt import SprtSpec
@@ -109,6 +109,22 @@ def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
         got = dict(b.stream(die_at_3, [(x, None) for x in range(6)]))
     assert isinstance(got.pop(3), JobLost)
     assert got == {x: x * x for x in range(6) if x != 3}
+
+
+class NoWorkerStarts(ProcessBackend):
+    """A process pool whose every worker dies as it starts (as when the main script cannot be imported)."""
+
+    def _new_pool(self, workers):
+        import concurrent.futures
+        import multiprocessing
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                                      initializer=os._exit, initargs=(3,))
+
+
+def test_a_pool_whose_workers_cannot_start_fails_at_once_with_one_error():
+    with NoWorkerStarts(2) as b:
+        with pytest.raises(BackendError, match="workers cannot start"):
+            list(b.stream(square, range(5)))
 
 
 def test_make_backend():

@@ -55,7 +55,7 @@ from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
                           game_result, plan_seats, summarise)
-from search.backends import BACKENDS, Backend, JobLost, RayBackend, make_backend
+from search.backends import BACKENDS, Backend, BackendError, JobLost, RayBackend, make_backend
 from search.sprt import Sprt, SprtSpec
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
                            Limits, ProtocolErrorReply, WaitCancelled, kill_all,
@@ -759,6 +759,9 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
     except MatchAborted as e:
         click.echo(f"Error: {e}; match stopped after {len(e.result.games)} of {n_games} games, "
                    f"engines stopped", err=True)
+        sys.exit(1)
+    except BackendError as e:
+        click.echo(f"Error: {e}", err=True)
         sys.exit(1)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
