@@ -49,11 +49,16 @@ def curve(budgets: list, opponent: str, players: int, games: int, seed: int, job
     try:
         for b in budgets:
             name = f"ismcts-{b}"
-            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b), params=params),
+            kwargs = {"params": params} if params is not None else {}
+            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b), **kwargs),
                       opp_name: opp}
             t0 = time.perf_counter()
             res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
                             jobs=jobs, backend=backend)
+            lost = [g.forfeit for g in res.games if g.forfeit]
+            if lost:
+                # a forfeit measures a failure, not strength: no row is better than a wrong one
+                raise SystemExit(f"{name}: {len(lost)} forfeit(s), the first: {lost[0]}")
             share, _ = res.pair_score(name, opp_name)
             elo, lo, hi = res.elo(name, opp_name)
             rows.append((b, len(res.games), share, elo, lo, hi, time.perf_counter() - t0))

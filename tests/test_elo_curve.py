@@ -26,6 +26,30 @@ def test_budgets_run_apart_give_the_rows_of_one_run(tmp_path, capsys):
     assert strip(table) == strip(together) and len(strip(table)) == 2
 
 
+def test_the_curve_plays_its_params_file_and_refuses_forfeits(tmp_path, monkeypatch):
+    from search.params import SearchParams
+    path = tmp_path / "p.json"
+    SearchParams(exploration=0.9).save(str(path))
+    made = []
+    real = elo_curve.ISMCTSAgent
+
+    def spy(*args, **kwargs):
+        made.append(kwargs.get("params"))
+        return real(*args, **kwargs)
+    monkeypatch.setattr(elo_curve, "ISMCTSAgent", spy)
+    rows = elo_curve.curve([4], "random", 2, 2, 7, 1, params=SearchParams.load(str(path)))
+    assert made and all(p == SearchParams(exploration=0.9) for p in made)
+    assert rows[0][1] == 2
+
+    def broken(*args, **kwargs):
+        agent = real(*args, **kwargs)
+        agent.choose = lambda *a, **k: -1          # an illegal decision: a forfeit
+        return agent
+    monkeypatch.setattr(elo_curve, "ISMCTSAgent", broken)
+    with pytest.raises(SystemExit, match="forfeit"):
+        elo_curve.curve([4], "random", 2, 2, 7, 1)
+
+
 def test_a_rows_file_of_other_settings_is_refused(tmp_path):
     rows = tmp_path / "rows.json"
     args = ["--players", "2", "--opponent", "random", "--seed", "7", "--jobs", "1", "--budgets", "4"]
