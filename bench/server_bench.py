@@ -127,7 +127,7 @@ def bare_tree(obs: dict, seat: int, iterations: int, n: int) -> list:
         state = world_from_observation(obs, seat, i)
         t0 = time.perf_counter()
         tree = Tree()
-        params.configure(tree)
+        params.configure(tree, state.players)
         tree.reset(state, seat, i)
         ran = tree.run(iterations)
         out.append(time.perf_counter() - t0)

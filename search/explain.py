@@ -70,7 +70,7 @@ def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParam
         state = engine.State.from_snapshot(determinize(obs, seat, random.Random(WORLD_SEED)))
     except EngineError as e:
         raise PositionError(f"inconsistent observation of seat {seat}: {e}") from e
-    weights = params.eval_weights()
+    weights = params.eval_weights(obs["players"])
     plain = heuristics._explain(state, weights, False)
     root = heuristics._explain(state, weights, True)
     seats = [_seat_terms(p, obs, plain, root) for p in range(obs["players"])]

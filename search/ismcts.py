@@ -148,7 +148,7 @@ def _worker_search(job: tuple) -> tuple:
     observation, seat, params, iterations, seconds, seed, workers = job
     state = world_from_observation(observation, seat, seed)
     tree = Tree()
-    params.configure(tree, workers)
+    params.configure(tree, state.players, workers)
     tree.reset(state, seat, seed)
     watcher = _StopWatcher(tree, _WORKER_STOP)
     try:
@@ -266,7 +266,7 @@ class ISMCTS:
             kept = tree.reroot(state, reuse, seed)
         if not kept:
             tree = Tree()
-            self.params.configure(tree)
+            self.params.configure(tree, state.players)
             tree.reset(state, seat, seed)
         self._tree, self._tree_seat = tree, seat
         # after the tree is published and its stop flag reset: a stop() before this

@@ -51,6 +51,22 @@ def read_text_file(path: str, max_bytes: int, what: str) -> str:
         raise SearchError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}") from None
 
 
+# The evaluation weights a SearchParams field left None takes, by the number
+# of players; each set is the default only once an SPRT with that many
+# players accepted it against the set before (docs/strength.md says which).
+WEIGHT_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
+                 "treasure_near", "catastrophe", "opponents_max", "eval_scale")
+# set by hand (before any fit), kept where no fit has passed an SPRT yet
+HAND_SET_WEIGHTS = dict(tau=5.0, min_bonus=0.6, leader=1.6, king=0.5, temple=0.3, supporter=0.08,
+                        monument=1.5, treasure_near=0.2, catastrophe=0.5, opponents_max=0.5,
+                        eval_scale=1.5)
+# Texel fit on 2-player self-play (seed 9100); SPRT +66 Elo, H1 after 540 games
+TEXEL_2P_WEIGHTS = dict(tau=5.805, min_bonus=0.437, leader=1.153, king=0.326, temple=0.324,
+                        supporter=0.104, monument=1.45, treasure_near=0.151, catastrophe=0.287,
+                        opponents_max=0.5, eval_scale=1.956)
+DEFAULT_WEIGHTS = {2: TEXEL_2P_WEIGHTS, 3: HAND_SET_WEIGHTS, 4: HAND_SET_WEIGHTS}
+
+
 @dataclass(frozen=True)
 class SearchParams:
     """Parameters of the ISMCTS search; docs/strength.md holds how each default was measured."""
@@ -77,23 +93,23 @@ class SearchParams:
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
     rollout_epsilon: float = 0.1
-    # Evaluation weights, Texel-fitted (EvalParams in ext/heuristics.pxd says how
-    # each counts): concave colour utility and the weakest colour's bonus,
-    tau: float = 5.805
-    min_bonus: float = 0.437
+    # Evaluation weights (ext/heuristics.pxd EvalParams; None: DEFAULT_WEIGHTS
+    # by player count): concave colour utility, the weakest colour's bonus,
+    tau: Optional[float] = None
+    min_bonus: Optional[float] = None
     # a leader's prospects (presence, temples beside it, supporters, monuments,
     # a treasure near a trader), a king's pull, a catastrophe in hand,
-    leader: float = 1.153
-    king: float = 0.326
-    temple: float = 0.324
-    supporter: float = 0.104
-    monument: float = 1.45
-    treasure_near: float = 0.151
-    catastrophe: float = 0.287
+    leader: Optional[float] = None
+    king: Optional[float] = None
+    temple: Optional[float] = None
+    supporter: Optional[float] = None
+    monument: Optional[float] = None
+    treasure_near: Optional[float] = None
+    catastrophe: Optional[float] = None
     # the opponents' value (opponents_max * best + the rest * mean) and the
     # logistic's scale on the margin,
-    opponents_max: float = 0.5
-    eval_scale: float = 1.956
+    opponents_max: Optional[float] = None
+    eval_scale: Optional[float] = None
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
     eval_centre: float = 1.0
     # the end coming nearer, for a seat that leads at the root (margin units),
@@ -120,7 +136,7 @@ class SearchParams:
         if (isinstance(self.tree_memory_mb, bool) or not isinstance(self.tree_memory_mb, int)
                 or self.tree_memory_mb < 1):
             raise SearchError(f"tree_memory_mb must be an int >= 1, got {self.tree_memory_mb!r}")
-        if self.eval_scale <= 0 or self.exploration < 0:
+        if (self.eval_scale is not None and self.eval_scale <= 0) or self.exploration < 0:
             raise SearchError("eval_scale must be > 0 and exploration >= 0")
 
     @classmethod
@@ -145,20 +161,28 @@ class SearchParams:
                 raise SearchError(f"unknown search parameter {k!r}")
         return replace(self, **changes)
 
-    def configure(self, tree, workers: int = 1) -> None:
-        """Hand the kernel's share of the knobs to an ext.mcts.Tree (one of `workers` trees)."""
+    def resolved(self, players: int) -> "SearchParams":
+        """Return a copy whose weights left None are the defaults for this many players."""
+        if isinstance(players, bool) or players not in DEFAULT_WEIGHTS:
+            raise SearchError(f"players must be 2, 3 or 4, got {players!r}")
+        unset = {n: DEFAULT_WEIGHTS[players][n] for n in WEIGHT_FIELDS if getattr(self, n) is None}
+        return replace(self, **unset) if unset else self
+
+    def configure(self, tree, players: int, workers: int = 1) -> None:
+        """Hand the kernel's share of the knobs for a game of `players` to an ext.mcts.Tree (one of `workers` trees)."""
         tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
         tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.eval_weights(), self.rollout_settle,
+                       self.eval_weights(players), self.rollout_settle,
                        -1.0 if self.rollout_rounds is None else self.rollout_rounds,
                        self.rollout_tail_after)
 
-    def eval_weights(self) -> tuple:
-        """Return the evaluation weights in ext.heuristics.EVAL_FIELDS order."""
-        return (self.tau, self.min_bonus, self.leader, self.king, self.temple, self.supporter,
-                self.monument, self.treasure_near, self.catastrophe, self.opponents_max,
-                self.eval_scale, self.eval_centre, self.endgame, self.building, self.wonder)
+    def eval_weights(self, players: int) -> tuple:
+        """Return the evaluation weights for a game of `players` in ext.heuristics.EVAL_FIELDS order."""
+        p = self.resolved(players)
+        return (p.tau, p.min_bonus, p.leader, p.king, p.temple, p.supporter,
+                p.monument, p.treasure_near, p.catastrophe, p.opponents_max,
+                p.eval_scale, p.eval_centre, p.endgame, p.building, p.wonder)
 
 
 def _field_kind(name: str) -> str:

@@ -156,7 +156,7 @@ def split_games(positions: list, holdout: float, seed: int = 0) -> tuple:
 
 
 def _weights(params: SearchParams) -> list:
-    return list(params.eval_weights())
+    return list(params.eval_weights(2))  # params resolved: the same for any player count
 
 
 def _index(name: str) -> int:
@@ -262,6 +262,10 @@ def fit(train: list, held: list = (), params: SearchParams = SearchParams(), fie
     names = check_fields(fields_)
     ev = Evaluator(list(train))
     held_ev = Evaluator(list(held)) if held else None
+    # weights left None start from the defaults for the positions' player count
+    if held_ev is not None and held_ev.players != ev.players:
+        raise SearchError(f"training positions of {ev.players} players, held-out ones of {held_ev.players}")
+    params = params.resolved(ev.players)
     w0 = _weights(params)
     idx = [_index(n) for n in names]
     bounds = [_BOUNDS.get(n, _FREE) for n in names]
@@ -321,8 +325,8 @@ def fit(train: list, held: list = (), params: SearchParams = SearchParams(), fie
             progress(steps, history[-1])
     after = replace(params, **{n: float(v) for n, v in zip(names, x)})
     nan = float("nan")
-    train_loss = (history[0], ev.loss(after.eval_weights()))
-    held_loss = ((held_ev.loss(w0), held_ev.loss(list(after.eval_weights()))) if held_ev else (nan, nan))
+    train_loss = (history[0], ev.loss(_weights(after)))
+    held_loss = ((held_ev.loss(w0), held_ev.loss(_weights(after))) if held_ev else (nan, nan))
     return TexelFit(before=params, after=after, fields=names, train_positions=len(ev.states),
                     held_positions=len(held_ev.states) if held_ev else 0, train_loss=train_loss,
                     held_loss=held_loss, iterations=steps, unused=unused, history=history)

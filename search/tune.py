@@ -148,6 +148,8 @@ class SpsaConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value < 0 or (name != "A" and value == 0):
                 raise SearchError(f"{name} must be a finite number > 0 (A: >= 0), got {value!r}")
+        # theta starts from the weights a game of this many players uses
+        self.base = self.base.resolved(self.players)
         for f in self.fields:
             start = getattr(self.base, f.name)
             if start is None or not f.low <= start <= f.high:

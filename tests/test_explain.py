@@ -38,7 +38,8 @@ def close(a: float, b: float, tol: float = 1e-4) -> bool:
 
 def check_against_the_evaluation(state: engine.State, params: SearchParams, seen: set) -> None:
     """Every seat's explanation from its own observation adds up to what the kernel evaluates on the true state."""
-    w = params.eval_weights()
+    params = params.resolved(state.players)
+    w = params.eval_weights(state.players)
     rewards = heuristics._evaluate(state, w)
     values = heuristics._seat_values(state, w)
     for seat in range(state.players):
@@ -110,7 +111,7 @@ def test_other_hands_and_the_bag_change_nothing():
     # the snapshot is explained as the seat's observation is
     assert ea == {**explain(observation(a, 1)), "knowledge": "snapshot"}
     # and nothing hidden is read in the kernel either: the true states give the same terms
-    w = SearchParams().eval_weights()
+    w = SearchParams().eval_weights(a["players"])
     assert heuristics._explain(engine.State.from_snapshot(a), w) == heuristics._explain(engine.State.from_snapshot(b), w)
     # the seat's own hand is not read: the same position with the observer's tiles redealt
     c = determinize(observation(a, 2), 2, random.Random(5))
@@ -162,6 +163,6 @@ def test_an_ended_game_is_explained_with_its_final_ranking():
     data = explain(state.snapshot(), seat=0)
     assert data["over"] and data["to_act"] == -1
     ranks = state.result()
-    assert [s["reward"] for s in data["seats"]] == heuristics._evaluate(state, SearchParams().eval_weights())
+    assert [s["reward"] for s in data["seats"]] == heuristics._evaluate(state, SearchParams().eval_weights(state.players))
     assert data["seats"][ranks.index(0)]["reward"] >= 0.5
     assert "final reward" in format_explanation(data)

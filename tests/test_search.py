@@ -42,6 +42,22 @@ def test_same_seed_and_iterations_give_the_same_search():
     assert stats(c) != stats(a)
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_default_weights_are_those_of_the_games_player_count(players):
+    """SearchParams() searches a game with DEFAULT_WEIGHTS[players], in one process and in workers."""
+    from search.params import DEFAULT_WEIGHTS, HAND_SET_WEIGHTS, TEXEL_2P_WEIGHTS
+    s = engine.new_game(players, 5)
+    for _ in range(12):
+        s.apply(random.Random(len(s.legal_actions())).choice(s.legal_actions()))
+    obs = s.observation(s.to_act)
+    for workers in (1, 2):
+        run = lambda params: stats(ISMCTS(params, workers).search(obs, s.to_act, Limits(iterations=300), seed=4))
+        default = run(SearchParams())
+        assert default == run(SearchParams(**DEFAULT_WEIGHTS[players]))
+        other = TEXEL_2P_WEIGHTS if DEFAULT_WEIGHTS[players] is HAND_SET_WEIGHTS else HAND_SET_WEIGHTS
+        assert default != run(SearchParams(**other))
+
+
 def test_workers_are_reproducible_and_merge_their_roots():
     s = midgame(players=3, seed=4)
     obs = s.observation(s.to_act)
@@ -242,8 +258,8 @@ def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder(
     from ext import heuristics
     for name, weight, seat in (("building-move", "building", 1), ("wonder-point", "wonder", 2)):
         s = engine.State.from_position(PERFT_ROWS[name])
-        off = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights())
-        on = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights())
+        off = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights(s.players))
+        on = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights(s.players))
         assert on[seat] > off[seat]
         assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
 
@@ -299,7 +315,7 @@ def _tree(state, params=SearchParams()):
     """Return a kernel tree reset on `state` for the seat to act, seed 1."""
     from ext.mcts import Tree
     tree = Tree()
-    params.configure(tree)
+    params.configure(tree, state.players)
     tree.reset(state, state.to_act, 1)
     return tree
 
@@ -459,7 +475,7 @@ def test_dead_knobs_are_gone():
         with pytest.raises(SearchError, match="unknown search parameter"):
             SearchParams().with_changes(**{dead: 1.0})
     assert "exposure" not in heuristics.EVAL_FIELDS
-    assert len(SearchParams().eval_weights()) == len(heuristics.EVAL_FIELDS)
+    assert len(SearchParams().eval_weights(2)) == len(heuristics.EVAL_FIELDS)
 
 
 def test_search_params_comments_are_short():

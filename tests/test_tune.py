@@ -53,6 +53,19 @@ def test_a_params_file_may_name_some_fields_only():
     assert isinstance(p.leader, float)
 
 
+def test_weights_left_null_are_the_defaults_for_the_player_count():
+    from search.params import DEFAULT_WEIGHTS, WEIGHT_FIELDS
+    p = params_from_json(params_doc({"leader": None, "tau": 4.0}))
+    assert p.leader is None and p.tau == 4.0
+    for players in (2, 3, 4):
+        r = p.resolved(players)
+        assert r.tau == 4.0 and r.leader == DEFAULT_WEIGHTS[players]["leader"]
+        assert all(getattr(r, n) is not None for n in WEIGHT_FIELDS)
+        assert r.eval_weights(players) == p.eval_weights(players)
+    with pytest.raises(SearchError, match="players must be 2, 3 or 4"):
+        p.resolved(5)
+
+
 BAD_FILES = [
     ("{", "bad JSON"),
     (params_doc({"tau": 5.0})[:-7], "bad JSON"),                       # a truncated file
@@ -64,7 +77,7 @@ BAD_FILES = [
     (params_doc({"tua": 5.0}), "unknown field 'tua' (did you mean 'tau'?)"),
     (params_doc({"tau": True}), "'tau' must be a number"),
     (params_doc({"tau": "5"}), "'tau' must be a number"),
-    (params_doc({"leader": None}), "'leader' must be a number"),
+    (params_doc({"exploration": None}), "'exploration' must be a number"),
     (params_doc({"rollout_depth": 3.0}), "'rollout_depth' must be an integer"),
     (params_doc({"reuse_tree": 1}), "'reuse_tree' must be true or false"),
     (params_doc({"rollout_policy": "best"}), "'rollout_policy' must be one of greedy, uniform"),
@@ -262,7 +275,7 @@ def records():
 def test_the_numpy_rewards_are_the_kernels(records):
     from search.texel import Evaluator, sample_positions
     ev = Evaluator(sample_positions(records, per_game=5, seed=1))
-    w = list(SearchParams(tau=3.0, opponents_max=0.3).eval_weights())
+    w = list(SearchParams(tau=3.0, opponents_max=0.3).eval_weights(2))
     ours = ev.rewards(w)
     for s, row in zip(ev.states, ours):
         assert list(row) == pytest.approx(heuristics._evaluate(s, w), abs=1e-5)
