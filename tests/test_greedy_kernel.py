@@ -143,3 +143,13 @@ def test_kernel_agent_checks_the_turn():
     ag.new_game(seat, state.observation(seat))
     with pytest.raises(SearchError):
         ag.choose()
+
+
+def test_the_kernel_bench_times_every_recorded_decision(capsys):
+    from bench import greedy_bench
+    calls = greedy_bench.kernel_worlds(2, 1)
+    assert len(calls) > 50
+    median, mean = greedy_bench.time_kernel(calls[:20], 2)
+    assert 0 < median and 0 < mean
+    assert greedy_bench.main(["--kernel", "--games", "1", "--repeat", "1", "--players", "2"]) == 0
+    assert f"2p kernel {len(calls):13d}" in capsys.readouterr().out
