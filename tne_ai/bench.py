@@ -115,7 +115,8 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
          f"rollouts {reach}, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
          f"{', evaluation centred on the root' if params.eval_centre else ''}"
-         f"{f', endgame weight {params.endgame:g}' if params.endgame else ''}), 1 worker, "
+         f"{f', endgame weight {params.endgame:g}' if params.endgame else ''}, "
+         f"evaluation weights of the player count), 1 worker, "
          f"{iterations} iterations per position, seed 0")
     echo("")
     echo("| players | playouts | decisions | mean game length | games/s | decisions/s |")
