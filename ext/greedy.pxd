@@ -27,6 +27,7 @@ ctypedef struct GreedyCtx:
     int seat                        # the deciding seat (to act at the root)
     int players
     int passes                      # passes in a row before this decision (the stall rule)
+    bint stalled                    # no tile placed or swapped for long: place one if possible
     uint64_t salt                   # keys the tie-breaking noise of every tried decision
     # fixed at the root, as the Python agent's _prepare: each seat's value of one
     # more point of each colour, the tiles the seat has not seen, the hand sizes

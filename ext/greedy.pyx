@@ -493,6 +493,12 @@ cdef int action_phase(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n)
             return moving
         if nswaps:
             return swaps[0]
+    if ctx.stalled and not (best < A_LEADER or (A_SWAP <= best < A_PASS)):
+        # no tile placed for rounds: a leader or a catastrophe may loop as a pass does
+        if moving >= 0:
+            return moving
+        if nswaps:
+            return swaps[0]
     return best
 
 cdef int commitment(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) noexcept nogil:
@@ -592,11 +598,13 @@ cdef class GreedyParams:
         self.w.terminal = weights["terminal"]
 
 
-def greedy_choose(CoreState world, int seat, GreedyParams params, int passes, uint64_t salt):
+def greedy_choose(CoreState world, int seat, GreedyParams params, int passes, uint64_t salt,
+                  bint stalled=False):
     """Return the greedy decision of `seat` (to act) in `world`, the GIL released; `world` is unchanged.
 
     `passes` counts the passes in a row before this decision (the stall rule),
-    `salt` keys the tie-breaking noise (search.baselines.tie_noise).
+    `salt` keys the tie-breaking noise (search.baselines.tie_noise), `stalled`
+    says no tile was placed or swapped for long (search.baselines._Greedy.stalled).
     """
     cdef GameState s = world.s
     cdef GreedyCtx ctx
@@ -609,6 +617,7 @@ def greedy_choose(CoreState world, int seat, GreedyParams params, int passes, ui
     ctx.seat = seat
     ctx.players = s.players
     ctx.passes = passes
+    ctx.stalled = stalled
     ctx.salt = salt
     with nogil:
         a = greedy_decision(&s, &ctx)

@@ -276,8 +276,14 @@ class _Board:
 
 # ---------------------------------------------------------------- the greedy agent
 
+# Action-phase decisions in a row that placed no tile and swapped none, per player,
+# after which a greedy seat places a tile if it can (a stall that is not all passes:
+# revolts lost with nothing committed, over and over, draw nothing and end nothing).
+STALL_ACTIONS_PER_PLAYER = 8            # four rounds of two actions
+
+
 class _Greedy(Agent):
-    """What both greedy agents share: the weights, the seeded rng and the count of passes in a row."""
+    """What both greedy agents share: the weights, the seeded rng and the counts that break a stall."""
 
     name = "greedy"
 
@@ -294,14 +300,23 @@ class _Greedy(Agent):
     # --- entry point
 
     def new_game(self, seat: int, observation: dict) -> None:
-        """Start a game as `seat` (and reset the count of passes in a row)."""
+        """Start a game as `seat` (and reset the counts that break a stall)."""
         super().new_game(seat, observation)
         self.passes = 0
+        self.idle = 0
 
     def apply(self, action: int, observation: dict) -> None:
-        """Take note of a decision; count passes in a row (to break a stall)."""
+        """Take note of a decision; count passes, and action-phase decisions placing no tile, in a row."""
         super().apply(action, observation)
         self.passes = self.passes + 1 if action == A.PASS else 0
+        if action < A.LEADER_BASE or A.SWAP_BASE <= action < A.PASS:
+            self.idle = 0
+        elif action <= A.PASS:          # a leader, a catastrophe or a pass
+            self.idle += 1
+
+    def stalled(self) -> bool:
+        """Return whether the action phase has gone on for long without a tile placed or swapped."""
+        return self.idle >= STALL_ACTIONS_PER_PLAYER * self.observation["players"]
 
 
 
@@ -317,7 +332,8 @@ class GreedyAgent(_Greedy):
         """Return the decision whose result evaluates best for this seat."""
         self.check_turn()
         salt = self.rng.getrandbits(64)
-        return greedy_choose(_kernel_world(self.observation), self.seat, self.params, self.passes, salt)
+        return greedy_choose(_kernel_world(self.observation), self.seat, self.params, self.passes, salt,
+                             self.stalled())
 
 
 class PyGreedyAgent(_Greedy):
@@ -528,6 +544,12 @@ class PyGreedyAgent(_Greedy):
         if best == A.PASS and self.passes >= self.players:
             # everyone passed a full round: passing on could go on for ever (a full hand draws
             # nothing, so neither end condition comes nearer); make progress instead
+            if moving is not None:
+                return moving
+            if swaps:
+                return swaps[0]
+        if self.stalled() and not (best < A.LEADER_BASE or A.SWAP_BASE <= best < A.PASS):
+            # no tile placed for rounds: a leader or a catastrophe may loop as a pass does
             if moving is not None:
                 return moving
             if swaps:

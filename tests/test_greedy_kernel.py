@@ -153,3 +153,43 @@ def test_the_kernel_bench_times_every_recorded_decision(capsys):
     assert 0 < median and 0 < mean
     assert greedy_bench.main(["--kernel", "--games", "1", "--repeat", "1", "--players", "2"]) == 0
     assert f"2p kernel {len(calls):13d}" in capsys.readouterr().out
+
+
+def _play_on_from_the_stall(steps: int, check_reference: int) -> engine.State:
+    """Replay tests/data/greedy-stall.txt, then let greedy seats play on (the reference checked for a while)."""
+    from engine.record import replay_record
+    with open(os.path.join(ROOT, "tests", "data", "greedy-stall.txt")) as f:
+        state, _ = replay_record(f.read(), engine.new_game, engine.State.from_snapshot)
+    kernel = [GreedyAgent(s + 1) for s in range(2)]
+    py = [PyGreedyAgent(s + 1) for s in range(2)]
+    for s in range(2):
+        kernel[s].new_game(s, state.observation(s))
+        py[s].new_game(s, state.observation(s))
+    for step in range(steps):
+        if state.is_terminal():
+            break
+        seat = state.to_act
+        a = kernel[seat].choose()
+        if step < check_reference:
+            assert py[seat].choose() == a, f"step {step}"
+        else:
+            py[seat].rng.getrandbits(64)            # keep the two agents' salts in step
+        state.apply(a)
+        for s in range(2):
+            kernel[s].apply(a, state.observation(s))
+            py[s].apply(a, state.observation(s))
+    return state
+
+
+def test_a_stall_of_lost_revolts_is_broken_by_placing_a_tile():
+    """Lost revolts and passes, over and over, drew nothing and ended nothing; after four rounds without a tile a seat places one."""
+    state = _play_on_from_the_stall(3000, check_reference=120)
+    assert state.is_terminal()
+    assert state.snapshot()["end_reason"] in ("bag", "treasures")
+
+
+def test_without_the_stall_rule_the_record_loops(monkeypatch):
+    import search.baselines
+    monkeypatch.setattr(search.baselines, "STALL_ACTIONS_PER_PLAYER", 10 ** 9)
+    state = _play_on_from_the_stall(1000, check_reference=0)
+    assert not state.is_terminal()
