@@ -18,6 +18,9 @@ beside them, supporters and monuments in their kingdoms). A decision that
 starts a conflict is valued as a mix of the two outcomes, weighted by the odds
 of winning it given public strengths, its own tiles and a hypergeometric model
 of the opponent's hand. Commitments commit what wins when that is possible.
+Two stall rules keep a game of greedy seats moving: after a full round of
+passes, or four rounds without a tile placed or swapped, a seat places its
+best tile (or swaps) rather than pass, place a leader or a catastrophe.
 
 Two implementations play exactly the same decisions: `GreedyAgent` runs the
 decision in the nogil kernel ext/greedy.pyx (about 80 times faster), and
