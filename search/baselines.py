@@ -285,6 +285,23 @@ class _Board:
 STALL_ACTIONS_PER_PLAYER = 8            # four rounds of two actions
 
 
+def stall_step(passes: int, idle: int, action) -> tuple:
+    """Return (passes in a row, action-phase decisions in a row placing no tile) after a decision.
+
+    `action` None is another seat's hidden swap. A swap or a tile placement
+    resets both counts; a leader, a catastrophe or a pass adds to the second;
+    a conflict's or a choice's decision leaves it as it is.
+    """
+    if action is None:
+        return 0, 0
+    passes = passes + 1 if action == A.PASS else 0
+    if action < A.LEADER_BASE or A.SWAP_BASE <= action < A.PASS:
+        idle = 0
+    elif action <= A.PASS:
+        idle += 1
+    return passes, idle
+
+
 class _Greedy(Agent):
     """What both greedy agents share: the weights, the seeded rng and the counts that break a stall."""
 
@@ -311,11 +328,7 @@ class _Greedy(Agent):
     def apply(self, action: int, observation: dict) -> None:
         """Take note of a decision; count passes, and action-phase decisions placing no tile, in a row."""
         super().apply(action, observation)
-        self.passes = self.passes + 1 if action == A.PASS else 0
-        if action < A.LEADER_BASE or A.SWAP_BASE <= action < A.PASS:
-            self.idle = 0
-        elif action <= A.PASS:          # a leader, a catastrophe or a pass
-            self.idle += 1
+        self.passes, self.idle = stall_step(self.passes, self.idle, action)
 
     def stalled(self) -> bool:
         """Return whether the action phase has gone on for long without a tile placed or swapped."""

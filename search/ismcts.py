@@ -53,6 +53,10 @@ def world_from_observation(observation: dict, seat: int, seed: int) -> engine.St
         raise SearchError(f"inconsistent observation: {e}") from e
 
 
+class NoIterations(SearchError):
+    """The search ran no iteration: stopped, or out of time, before its first one."""
+
+
 @dataclass
 class Candidate:
     """One root decision's statistics from the searching seat's point of view."""
@@ -337,7 +341,7 @@ class ISMCTS:
                                    max(0.0, mean - half), min(1.0, mean + half),
                                    [format_action(a) for a in pv]))
         if not cands:
-            raise SearchError("the search ran no iteration (stopped before it began)")
+            raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
         if self.params.final_move == "visits":
             cands.sort(key=lambda c: (-c.visits, -c.mean, c.action))
         else:

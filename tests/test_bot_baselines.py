@@ -18,7 +18,7 @@ from engine.view import letters  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from test_protocol import Step, SubprocessBot, wait_block  # noqa: E402
 from test_protocol import mid_game as protocol_mid_game  # noqa: E402
-from tne_ai.bot import BotSession, passes_in_a_row  # noqa: E402
+from tne_ai.bot import BotSession, stall_counts  # noqa: E402
 from tne_ai.cli import main as cli_main  # noqa: E402
 from tne_ai.protocol import ProtocolError  # noqa: E402
 
@@ -85,11 +85,13 @@ def test_an_unknown_agent_is_refused():
     assert r.exit_code != 0 and "minimax" in r.output
 
 
-def test_passes_in_a_row_skip_draws_and_stop_at_a_hidden_swap():
-    assert passes_in_a_row([]) == 0
-    assert passes_in_a_row(["tile r f7", "pass", "draw rr", "pass"]) == 2
-    assert passes_in_a_row(["pass", "swap 2", "pass"]) == 1
-    assert passes_in_a_row(["pass", "tile k a1"]) == 0
+def test_stall_counts_skip_draws_and_restart_at_a_tile_or_a_swap():
+    assert stall_counts([]) == (0, 0)
+    assert stall_counts(["tile r f7", "pass", "draw rr", "pass"]) == (2, 2)
+    assert stall_counts(["pass", "swap 2", "pass"]) == (1, 1)
+    assert stall_counts(["pass", "tile k a1"]) == (0, 0)
+    # a leader adds to the second count only; a conflict's commitments change neither
+    assert stall_counts(["pass", "leader b g10", "commit 0", "commit 0", "pass"]) == (1, 3)
 
 
 def test_the_greedy_bot_counts_passes_like_the_agent():
@@ -104,7 +106,7 @@ def test_the_greedy_bot_counts_passes_like_the_agent():
         assert a in state.legal_actions()
         state.apply(a)
         agent.apply(a, state.observation(seat))
-    assert agent.passes == passes_in_a_row(events) == 2
+    assert (agent.passes, agent.idle) == stall_counts(events) == (2, 2)
 
 
 def test_a_baseline_bot_process_plays_a_decision():

@@ -406,6 +406,31 @@ def test_every_go_gets_exactly_one_bestmove_however_soon_it_is_stopped():
         assert replies[-1] == best[0]
 
 
+def test_a_slice_out_of_time_before_its_first_iteration_does_not_end_go_infinite(monkeypatch):
+    """On a loaded machine a short slice can run no iteration; go infinite still answers only at stop."""
+    from search.ismcts import ISMCTS, NoIterations
+    st = mid_game()
+    real = ISMCTS.search
+    calls = []
+
+    def search(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) <= 3:         # the first slices' time ran out before their first iteration
+            raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(ISMCTS, "search", search)
+    s = Session(InfoInterval=1)
+    s(public_fen(st))
+    s.bot.handle("go infinite")
+    deadline = time.monotonic() + 30
+    while len(calls) < 6 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert s.bot.searching and not [r for r in s.out if r.startswith("bestmove ")]
+    replies = s("stop")
+    best = [r for r in replies if r.startswith("bestmove ")]
+    assert len(best) == 1 and best[0][9:] in set(st.legal_moves())
+
+
 def test_isready_and_read_only_commands_are_served_during_a_search():
     """While a search runs: readyok, show and legalmoves answer; changes get busy; stop ends it."""
     st = mid_game()

@@ -35,9 +35,9 @@ from engine.render import render
 from engine.state import State, perft
 from engine.view import SeatView, is_swap, letters, observation_from_public, start_observation
 from search.agent import Limits, SearchError
-from search.baselines import GreedyAgent, RandomAgent
+from search.baselines import GreedyAgent, RandomAgent, stall_step
 from search.explain import explain
-from search.ismcts import ISMCTS, world_from_observation
+from search.ismcts import ISMCTS, NoIterations, world_from_observation
 from search.params import SearchParams
 from tne_ai import __version__
 from tne_ai.inputs import InputError
@@ -115,7 +115,8 @@ class SearchJob:
     thread: Optional[threading.Thread] = None
     result: object = None           # the last slice's SearchResult (statistics of the whole tree)
     iterations: int = 0             # run so far by this go
-    passes: int = 0                 # passes in a row before this decision (the greedy baseline's stall rule)
+    passes: int = 0                 # passes in a row before this decision (the greedy baseline's stall rules)
+    idle: int = 0                   # action-phase decisions in a row that placed no tile
 
 
 class BotSession:
@@ -316,7 +317,7 @@ class BotSession:
         seed = args.get("seed", self.options["Seed"] + self._go_count) & _MASK64
         reuse = list(self._since) if self._since is not None and self.options["ReuseTree"] else None
         job = SearchJob(obs, seat, iterations, seed, reuse, received, deadline)
-        job.passes = passes_in_a_row(pos.events)
+        job.passes, job.idle = stall_counts(pos.events)
         job.thread = threading.Thread(target=self._search_main, args=(job,), name="tne-search", daemon=True)
         with self._lock:
             self._job = job
@@ -529,7 +530,7 @@ class BotSession:
             agent = BASELINES[self.agent](job.seed)
             agent.new_game(job.seat, job.observation)
             if isinstance(agent, GreedyAgent):
-                agent.passes = job.passes
+                agent.passes, agent.idle = job.passes, job.idle
             best = agent.choose()
         except Exception:
             log.exception("the %s baseline failed; answering the first legal decision", self.agent)
@@ -574,8 +575,12 @@ class BotSession:
             try:
                 r = searcher.search(job.observation, job.seat, Limits(its, seconds), seed=seed, reuse=reuse,
                                     stop_token=job.stop)
-            except SearchError:
-                return              # stopped before its first iteration
+            except NoIterations:
+                if job.stop.is_set() or (job.deadline is not None and time.perf_counter() >= job.deadline):
+                    return          # stopped, or out of time, before the slice's first iteration
+                # a slice whose time ran out before its first iteration (a loaded machine):
+                # the search is not over, so the next slice goes on (each is longer)
+                continue
             reuse, k = [], k + 1
             job.iterations += r.iterations
             job.result = r
@@ -609,20 +614,18 @@ class BotSession:
             return a, format_action(a)
 
 
-def passes_in_a_row(events: list) -> int:
-    """Return how many decisions in a row the events end with that were passes (draws skipped)."""
-    n = 0
-    for ev in reversed(events):
+def stall_counts(events: list) -> tuple:
+    """Return the greedy's stall counts after the events (search.baselines.stall_step; draws skipped)."""
+    passes = idle = 0
+    for ev in events:
         if ev == "draw" or ev.startswith("draw "):
             continue
         try:
             action = parse_action(ev)
         except (EngineError, ValueError):
-            break                   # another seat's hidden swap
-        if action != PASS:
-            break
-        n += 1
-    return n
+            action = None           # another seat's hidden swap
+        passes, idle = stall_step(passes, idle, action)
+    return passes, idle
 
 
 # ---------------------------------------------------------------- the process
