@@ -486,15 +486,11 @@ cdef int action_phase(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n)
         sw = swap_choice(s, ctx, useful, swaps, nswaps)
         if sw >= 0:
             return sw
-    if best == A_PASS and ctx.passes >= ctx.players:
-        # everyone passed a full round: passing on could go on for ever (a full hand draws
-        # nothing, so neither end condition comes nearer); make progress instead
-        if moving >= 0:
-            return moving
-        if nswaps:
-            return swaps[0]
-    if ctx.stalled and not (best < A_LEADER or (A_SWAP <= best < A_PASS)):
-        # no tile placed for rounds: a leader or a catastrophe may loop as a pass does
+    # everyone passed a full round, or no tile was placed for rounds: passing on (or losing
+    # the same revolt) could go on for ever, since a full hand draws nothing and neither end
+    # condition comes nearer; make progress instead
+    if ((best == A_PASS and ctx.passes >= ctx.players)
+            or (ctx.stalled and not (best < A_LEADER or (A_SWAP <= best < A_PASS)))):
         if moving >= 0:
             return moving
         if nswaps:

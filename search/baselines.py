@@ -557,15 +557,11 @@ class PyGreedyAgent(_Greedy):
             sw = self._swap_choice(snap, useful, swaps)
             if sw is not None:
                 return sw
-        if best == A.PASS and self.passes >= self.players:
-            # everyone passed a full round: passing on could go on for ever (a full hand draws
-            # nothing, so neither end condition comes nearer); make progress instead
-            if moving is not None:
-                return moving
-            if swaps:
-                return swaps[0]
-        if self.stalled() and not (best < A.LEADER_BASE or A.SWAP_BASE <= best < A.PASS):
-            # no tile placed for rounds: a leader or a catastrophe may loop as a pass does
+        # everyone passed a full round, or no tile was placed for rounds: passing on (or
+        # losing the same revolt) could go on for ever, since a full hand draws nothing and
+        # neither end condition comes nearer; make progress instead
+        if ((best == A.PASS and self.passes >= self.players)
+                or (self.stalled() and not (best < A.LEADER_BASE or A.SWAP_BASE <= best < A.PASS))):
             if moving is not None:
                 return moving
             if swaps:

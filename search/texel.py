@@ -155,10 +155,6 @@ def split_games(positions: list, holdout: float, seed: int = 0) -> tuple:
     return ([p for p in positions if p.game not in held], [p for p in positions if p.game in held])
 
 
-def _weights(params: SearchParams) -> list:
-    return list(params.eval_weights(2))  # params resolved: the same for any player count
-
-
 def _index(name: str) -> int:
     return heuristics.EVAL_FIELDS.index(_KERNEL_NAME.get(name, name))
 
@@ -266,7 +262,7 @@ def fit(train: list, held: list = (), params: SearchParams = SearchParams(), fie
     if held_ev is not None and held_ev.players != ev.players:
         raise SearchError(f"training positions of {ev.players} players, held-out ones of {held_ev.players}")
     params = params.resolved(ev.players)
-    w0 = _weights(params)
+    w0 = list(params.eval_weights(ev.players))
     idx = [_index(n) for n in names]
     bounds = [_BOUNDS.get(n, _FREE) for n in names]
 
@@ -325,8 +321,8 @@ def fit(train: list, held: list = (), params: SearchParams = SearchParams(), fie
             progress(steps, history[-1])
     after = replace(params, **{n: float(v) for n, v in zip(names, x)})
     nan = float("nan")
-    train_loss = (history[0], ev.loss(_weights(after)))
-    held_loss = ((held_ev.loss(w0), held_ev.loss(_weights(after))) if held_ev else (nan, nan))
+    train_loss = (history[0], ev.loss(after.eval_weights(ev.players)))
+    held_loss = ((held_ev.loss(w0), held_ev.loss(after.eval_weights(ev.players))) if held_ev else (nan, nan))
     return TexelFit(before=params, after=after, fields=names, train_positions=len(ev.states),
                     held_positions=len(held_ev.states) if held_ev else 0, train_loss=train_loss,
                     held_loss=held_loss, iterations=steps, unused=unused, history=history)
