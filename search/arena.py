@@ -6,7 +6,8 @@ illegal decision forfeits: it ranks last, the reason is recorded, and the game
 stops there (the other seats are ranked by the scores so far). `run_match`
 plays a series of seeded games with the seats rotated so every lineup slot
 plays every seat equally often (and every deal is played once per rotation),
-optionally saving each game record (engine.record), and summarises it in a
+optionally saving each game record (engine.record), resuming from those
+records a match that was stopped (Ctrl-C, a lost machine), and summarises it in a
 `MatchResult`: win share with its 95% Wilson interval, mean rank, mean final
 score and colour totals, and for two agents an Elo difference from the
 pairwise score share. Games run through a search.backends backend (this
@@ -22,8 +23,10 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import json
 import math
 import os
+import re
 import sys
 import time
 import traceback
@@ -35,7 +38,7 @@ from engine import actions as A
 from engine.actions import format_action
 from engine.info import observation
 from engine.legality import why_illegal
-from engine.record import GameRecorder
+from engine.record import GameRecorder, RecordError, replay_record
 from engine.state import rank_scores, strength_vector, variant_bits
 from search.agent import Agent, Limits, SearchError
 from search.backends import BACKENDS, Backend, BackendError, JobLost, make_backend
@@ -71,6 +74,19 @@ def agent_factory(spec: str) -> tuple:
         raise ValueError(f"{spec!r}: give a params file after 'ismcts:'")
     params = SearchParams.load(path)            # SearchError names the file and the field
     return f"ismcts-{os.path.splitext(os.path.basename(path))[0]}", functools.partial(ISMCTSAgent, params=params)
+
+
+def agent_settings(factories: dict, players: int) -> dict:
+    """Return {name: what the agent is} for a match's settings: its class and, for a search, its resolved params."""
+    out = {}
+    for nm, fac in factories.items():
+        params = fac.keywords.get("params") if isinstance(fac, functools.partial) else None
+        cls = fac.func if isinstance(fac, functools.partial) else fac
+        entry = {"agent": getattr(cls, "__name__", repr(cls))}
+        if cls is ISMCTSAgent:
+            entry["params"] = (params or SearchParams()).resolved(players).to_dict()
+        out[nm] = entry
+    return out
 
 
 # ---------------------------------------------------------------- statistics
@@ -119,6 +135,7 @@ class GameResult:
     think_time: list = field(default_factory=list)   # seconds in choose() per seat
     choices: list = field(default_factory=list)      # choose() calls per seat
     record: Optional[str] = None
+    resumed: bool = False            # read back from an earlier run's record, not played (no timing)
 
     def win_share(self, seat: int) -> float:
         """Return the seat's share of the win: 1 alone first, 1/k in a k-way tie for first, else 0."""
@@ -393,6 +410,81 @@ def plan_seats(lineup: list, games: int, seed: int) -> list:
     return out
 
 
+MATCH_FILE = "match.json"     # in a record directory: the settings of the match its records belong to
+
+
+def record_name(index: int, seat_names: list) -> str:
+    """Return the file name of game `index`'s record in a record directory (the arena counts from 0, the referee from 1)."""
+    return f"game{index:04d}-" + "-".join(seat_names) + ".txt"
+
+
+def _write_atomically(path: str, text: str) -> None:
+    # A match stopped mid-write must not leave half a record for a resume to misread.
+    tmp = path + ".part"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+_FORFEIT_NOTE = re.compile(r"^# forfeit: seat (\d+) \(.*?\): (.*)$", re.M)
+_CAP_NOTE = re.compile(r"^# stopped after (\d+) decisions", re.M)
+
+
+def resume_game(path: str, deal: int, seat_names: list, players: int, board: str, variants=()) -> GameResult:
+    """Return the GameResult of a planned game read back from its record (ValueError: not that game's, or unfinished).
+
+    The record is replayed through the rules, so the ranks and scores are the
+    engine's, not the file's; it must start with the headers this match
+    writes for the game's deal. A game that did not end by the rules must
+    carry the arena's cap or forfeit note.
+    """
+    name = os.path.basename(path)
+    with open(path) as f:
+        text = f.read()
+    head = GameRecorder(engine.new_game(players, deal, board, variants), seed=deal).text()
+    if not text.startswith(head):
+        raise ValueError(f"record {name} is not this match's game: its headers are not "
+                         f"{' '.join(head.splitlines()[1:])} (another seed, player count, board or variants?)")
+    try:
+        state, actions = replay_record(text, engine.new_game)
+    except RecordError as e:
+        raise ValueError(f"record {name}: {e}") from e
+    forfeit = None
+    m = _FORFEIT_NOTE.search(text)
+    if m:
+        forfeit = {"seat": int(m.group(1)), "reason": m.group(2)}
+        if not 0 <= forfeit["seat"] < players:
+            raise ValueError(f"record {name}: its forfeit note names seat {forfeit['seat']} of {players}")
+    elif not state.is_terminal() and not _CAP_NOTE.search(text):
+        raise ValueError(f"record {name} is unfinished (no result line, no cap or forfeit note): "
+                         f"delete it to play the game again")
+    g = game_result(state, deal, board, list(seat_names), len(actions), forfeit,
+                    [0.0] * players, [0] * players, text)
+    g.resumed = True
+    return g
+
+
+def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
+    """Write the match's settings to record_dir/match.json, or on a resume check they are the ones there (ValueError)."""
+    path = os.path.join(record_dir, MATCH_FILE)
+    if resume and os.path.exists(path):
+        try:
+            with open(path) as f:
+                before = json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path}: unreadable: {e}") from e
+        changed = sorted(k for k in set(before) | set(settings) if before.get(k) != settings.get(k))
+        if changed:
+            raise ValueError(f"cannot resume: {path} was written by a match with other settings ("
+                             + "; ".join(f"{k}: {before.get(k)!r} then, {settings.get(k)!r} now"
+                                         for k in changed) + ")")
+        return
+    if resume and any(f.startswith("game") for f in os.listdir(record_dir)):
+        raise ValueError(f"cannot resume: {record_dir} has game records but no {MATCH_FILE} "
+                         f"saying which match they belong to")
+    _write_atomically(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
+
+
 def _play_planned(job: tuple) -> GameResult:
     """Play one planned game of a match (in this or a worker process)."""
     factories, seat_names, seeds, deal, players, board, record, limits, variants = job
@@ -405,7 +497,7 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
               board: str = "standard", limits: Limits = Limits(), record_dir: Optional[str] = None,
               progress: Optional[Callable] = None, lineup: Optional[list] = None,
               jobs: int = 1, variants=(), backend: Optional[Backend] = None,
-              sprt=None) -> MatchResult:
+              sprt=None, resume: bool = False, settings: Optional[dict] = None) -> MatchResult:
     """Play `games` games with seats rotated; return the MatchResult.
 
     `agent_factories`: name -> callable(seed) -> Agent. `lineup`: agent name
@@ -425,6 +517,14 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     `variants`: the 2015 variants every game is played with (engine names).
     A game whose worker died for good (Ray, after its replays) is left out
     and listed in MatchResult.lost.
+
+    `resume` (with `record_dir`): the games whose records are already in
+    record_dir are read back (resume_game), handed to the SPRT and to
+    `progress` first, in game order, and not played again; the rest are
+    played. `settings` (JSON-able: agents, limits, anything the factories
+    do not show) is kept in record_dir/match.json, and a resume with other
+    settings is refused (ValueError), as is a directory of records without
+    one.
     """
     variants = tuple(A.VARIANTS[i] for i in range(len(A.VARIANTS))
                      if variant_bits(variants, ValueError) >> i & 1)
@@ -435,8 +535,13 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     for nm in lineup:
         if nm not in agent_factories:
             raise ValueError(f"lineup names unknown agent {nm!r}")
+    if resume and not record_dir:
+        raise ValueError("resume needs the record directory of the match to resume")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
+        base = {"players": players, "board": board, "seed": seed, "lineup": lineup,
+                "variants": list(variants), "limits": [limits.iterations, limits.seconds]}
+        match_settings_check(record_dir, {**base, **(settings or {})}, resume)
     plan = []
     for deal, seat_names, seeds in plan_seats(lineup, games, seed):
         plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None,
@@ -445,9 +550,23 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
     tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
     done: dict = {}
     lost: list = []
+    if resume:
+        for i, (_, seat_names, _, deal, *_rest) in enumerate(plan):
+            path = os.path.join(record_dir, record_name(i, seat_names))
+            if os.path.exists(path):
+                done[i] = resume_game(path, deal, seat_names, players, board, variants)
+    for i in sorted(done):
+        if tester is not None and tester.decision is None:
+            tester.add(i, done[i].names, done[i].ranks)
+        if progress is not None:
+            progress(i, done[i])
+    to_play = [i for i in range(len(plan)) if i not in done]
+    if tester is not None and tester.decision is not None:
+        to_play = []
     with backend:
         try:
-            for i, g in backend.stream(_play_planned, plan):
+            for k, g in backend.stream(_play_planned, [plan[i] for i in to_play]):
+                i = to_play[k]
                 if isinstance(g, JobLost):
                     lost.append((i + 1, str(g)))
                     continue
@@ -455,9 +574,7 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
                     raise g
                 done[i] = g
                 if record_dir:
-                    fname = f"game{i:04d}-" + "-".join(plan[i][1]) + ".txt"
-                    with open(os.path.join(record_dir, fname), "w") as f:
-                        f.write(g.record)
+                    _write_atomically(os.path.join(record_dir, record_name(i, plan[i][1])), g.record)
                 if tester is not None:
                     tester.add(i, g.names, g.ranks)
                 if progress is not None:
@@ -517,6 +634,8 @@ def main(argv=None) -> int:
     ap.add_argument("--iterations", type=int, help="Limits.iterations per decision")
     ap.add_argument("--seconds", type=float, help="Limits.seconds per decision")
     ap.add_argument("--record-dir", help="save every game record here")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --record-dir: read back the games already recorded there and play only the rest")
     ap.add_argument("--quiet", action="store_true", help="no per-game progress lines")
     ap.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     ap.add_argument("--backend", default="process", choices=BACKENDS,
@@ -540,6 +659,8 @@ def main(argv=None) -> int:
     if args.lineup:
         alias = {"a": name_a, "b": name_b}
         lineup = [alias.get(x.strip(), x.strip()) for x in args.lineup.split(",")]
+    if args.resume and not args.record_dir:
+        ap.error("--resume needs the --record-dir of the match to resume")
     limits = Limits(iterations=args.iterations, seconds=args.seconds)
     try:
         spec = SprtSpec.parse(args.sprt) if args.sprt is not None else None
@@ -553,14 +674,16 @@ def main(argv=None) -> int:
             who = " ".join(f"{nm}:{r}" for nm, r in zip(g.names, g.ranks))
             extra = f" forfeit seat {g.forfeit['seat']}: {g.forfeit['reason']}" if g.forfeit else ""
             llr = f" {tester.status()}" if tester is not None else ""
+            when = "resumed" if g.resumed else f"{time.time() - t0:.0f}s"
             print(f"game {i + 1}/{args.games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
-                  f"{time.time() - t0:.0f}s){llr}{extra}", flush=True)
+                  f"{when}){llr}{extra}", flush=True)
 
     try:
         backend = make_backend(args.backend, args.jobs, args.ray_address)
         res = run_match(factories, args.games, args.players, args.seed, args.board, limits,
                         record_dir=args.record_dir, progress=progress, lineup=lineup,
-                        jobs=args.jobs, variants=variants, backend=backend, sprt=tester)
+                        jobs=args.jobs, variants=variants, backend=backend, sprt=tester,
+                        resume=args.resume, settings={"agents": agent_settings(factories, args.players)})
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 from collections import Counter
 
@@ -17,6 +18,7 @@ from engine.record import replay_record  # noqa: E402
 from search import arena  # noqa: E402
 from search.agent import Agent, Limits, SearchError  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
+from search.sprt import SprtSpec  # noqa: E402
 from search.arena import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
                           wilson_interval)
 
@@ -189,9 +191,86 @@ def test_same_seed_same_match(tmp_path):
     assert [g.scores for g in r1.games] == [g.scores for g in r2.games]
     assert [g.scores for g in r1.games] != [g.scores for g in r3.games]
     files = sorted(os.listdir(tmp_path / "one"))
-    assert len(files) == 2 and files == sorted(os.listdir(tmp_path / "two"))
+    assert files == ["game0000-greedy-random.txt", "game0001-random-greedy.txt", "match.json"]
+    assert files == sorted(os.listdir(tmp_path / "two"))
     for f in files:
         assert (tmp_path / "one" / f).read_text() == (tmp_path / "two" / f).read_text()
+
+
+def _outcomes(res):
+    return [(g.names, g.ranks, g.scores, g.end_reason, g.decisions, g.forfeit) for g in res.games]
+
+
+def test_a_resumed_match_plays_only_the_missing_games_and_ends_as_one_run(tmp_path):
+    facs = {"greedy": GreedyAgent, "random": RandomAgent}
+    spec = SprtSpec.parse("elo0=0 elo1=50")
+    whole = run_match(facs, games=6, players=2, seed=11, record_dir=str(tmp_path), sprt=spec)
+    for name in ("game0001-random-greedy.txt", "game0004-greedy-random.txt"):
+        os.remove(tmp_path / name)
+    seen = []
+    again = run_match(facs, games=8, players=2, seed=11, record_dir=str(tmp_path), sprt=spec, resume=True,
+                      progress=lambda i, g: seen.append((i, g.resumed)))
+    assert seen[:4] == [(0, True), (2, True), (3, True), (5, True)]         # read back first, in game order
+    assert sorted(seen[4:]) == [(1, False), (4, False), (6, False), (7, False)]
+    assert _outcomes(again)[:6] == _outcomes(whole)
+    assert again.sprt.llr == pytest.approx(
+        run_match(facs, games=8, players=2, seed=11, sprt=spec).sprt.llr)
+    assert len([f for f in os.listdir(tmp_path) if f.startswith("game")]) == 8
+
+
+def test_a_resume_reads_forfeits_back(tmp_path):
+    facs = {"raiser": Raiser, "random": RandomAgent}
+    whole = run_match(facs, games=2, players=2, seed=1, record_dir=str(tmp_path))
+    again = run_match(facs, games=2, players=2, seed=1, record_dir=str(tmp_path), resume=True)
+    assert all(g.resumed for g in again.games) and _outcomes(again) == _outcomes(whole)
+    assert again.stats["raiser"].forfeits == 2
+
+
+def test_a_resume_refuses_records_of_another_match(tmp_path):
+    facs = {"greedy": GreedyAgent, "random": RandomAgent}
+    run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path))
+    with pytest.raises(ValueError, match=r"other settings \(seed: 11 then, 12 now\)"):
+        run_match(facs, games=2, players=2, seed=12, record_dir=str(tmp_path), resume=True)
+    with pytest.raises(ValueError, match="lineup"):
+        run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path), resume=True,
+                  lineup=["random", "greedy"])
+    with pytest.raises(ValueError, match="resume needs the record directory"):
+        run_match(facs, games=2, players=2, seed=11, resume=True)
+    os.remove(tmp_path / "match.json")
+    with pytest.raises(ValueError, match="no match.json"):
+        run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path), resume=True)
+    # a record of another deal under this match's file name
+    other = tmp_path / "other"
+    run_match(facs, games=2, players=2, seed=99, record_dir=str(other))
+    os.replace(other / "game0000-greedy-random.txt", other / "game0002-greedy-random.txt")
+    with pytest.raises(ValueError, match="game0002-greedy-random.txt is not this match's game"):
+        run_match(facs, games=4, players=2, seed=99, record_dir=str(other), resume=True)
+
+
+def test_a_resume_refuses_an_unfinished_record(tmp_path):
+    facs = {"greedy": GreedyAgent, "random": RandomAgent}
+    run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path))
+    path = tmp_path / "game0001-random-greedy.txt"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:40]))                  # half a game, as a crash mid-write would leave
+    with pytest.raises(ValueError, match="game0001-random-greedy.txt is unfinished .* delete it to play the game again"):
+        run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path), resume=True)
+
+
+def test_the_command_line_resumes_and_refuses_a_resume_without_records(tmp_path, capsys):
+    argv = ["--a", "greedy", "--b", "random", "--games", "2", "--seed", "3", "--record-dir", str(tmp_path)]
+    assert arena.main(argv + ["--quiet"]) == 0
+    os.remove(tmp_path / "game0001-random-greedy.txt")
+    capsys.readouterr()
+    assert arena.main(argv + ["--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "game 1/2 ranks greedy:0 random:1 (treasures, 172 decisions, resumed)" in out
+    assert re.search(r"^game 2/2 ranks random:1 greedy:0 \(bag, 198 decisions, \d+s\)$", out, re.M)
+    assert arena.main(argv + ["--resume", "--iterations", "50"]) == 2
+    assert "limits: [None, None] then, [50, None] now" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        arena.main(argv[:-2] + ["--resume"])
+    assert "--resume needs the --record-dir" in capsys.readouterr().err
 
 
 def test_derive_seed_is_stable_and_spread():

@@ -54,7 +54,7 @@ from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
-                          game_result, plan_seats, summarise)
+                          game_result, plan_seats, record_name, summarise)
 from search.backends import BACKENDS, Backend, BackendError, JobLost, RayBackend, make_backend
 from search.sprt import Sprt, SprtSpec
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
@@ -485,11 +485,6 @@ def plan_match(lineup: list, games: int, seed: int) -> list:
             for i, (deal, names, seeds) in enumerate(plan_seats(lineup, games, seed))]
 
 
-def record_name(game_no: int, seat_names: list) -> str:
-    """Return the file name of a game's record; `game_no` counts from 1, as the logs and progress lines do."""
-    return f"game{game_no:04d}-" + "-".join(seat_names) + ".txt"
-
-
 def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0, board: str = "standard",
                      control: Control = Control(), record_dir: Optional[str] = None,
                      progress: Optional[Callable] = None, lineup: Optional[list] = None, jobs: int = 1,
@@ -553,6 +548,7 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     def finish(pg: PlannedGame, g: GameResult) -> None:
         done[pg.index] = g
         if record_dir:
+            # numbered from 1 here, as the referee's logs and progress lines are
             with open(os.path.join(record_dir, record_name(pg.index + 1, pg.seat_names)), "w") as f:
                 f.write(g.record)
         if tester is not None:
