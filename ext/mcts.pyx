@@ -40,6 +40,15 @@ cdef inline double now_seconds() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+cdef int _check_observer(CoreState state, int observer) except -1:
+    # The root's decisions are listed once, from the observer's world (_root_prior):
+    # that holds only when the observer is the one deciding there.
+    if state.s.phase != PH_OVER and state.s.to_act != observer:
+        raise ValueError(f"seat {state.s.to_act} is to act, not the observer (seat {observer}): "
+                         f"a tree searches the decisions of the seat to act")
+    return 0
+
+
 cdef class Tree:
     """An ISMCTS tree for one observing seat (the Python face of the kernel)."""
 
@@ -129,7 +138,8 @@ cdef class Tree:
         self.max_bytes = max_bytes
 
     def reset(self, CoreState state, int observer, uint64_t seed):
-        """Start a new tree searching `state` from `observer`'s point of view."""
+        """Start a new tree searching `state` from `observer`'s point of view (ValueError unless the observer acts)."""
+        _check_observer(state, observer)
         self.root_state = state.s
         self.observer = observer
         self.rng = seed
@@ -140,6 +150,7 @@ cdef class Tree:
     def reroot(self, CoreState state, actions, uint64_t seed):
         """Keep the subtree reached by `actions` from the root; return False (and reset) if absent."""
         cdef int node = self.root, child
+        _check_observer(state, self.observer)
         self.rng = seed
         for a in actions:
             child = self._lookup(node, a)
@@ -410,9 +421,6 @@ cdef class Tree:
         cdef int count[16]
         cdef int start[16]
         cdef int i, b, k = 0, m, off, j
-        if node == self.root and self.root_n == n:
-            memcpy(out, self.root_order, n * sizeof(int32_t))
-            return
         if self._cached_order(s, legal, n, node, actions, out):
             return
         score_actions(s, legal, n, sc)

@@ -320,6 +320,21 @@ def _tree(state, params=SearchParams()):
     return tree
 
 
+def test_a_tree_refuses_an_observer_who_is_not_to_act():
+    """The root's decisions are listed once, from the observer's world: only the seat to act can observe."""
+    state = engine.new_game(2, 7)
+    state.apply(state.legal_actions()[0])               # seat 1 to act
+    tree = _tree(state)
+    tree.run(200)
+    before = (tree.node_count, tree.children())
+    with pytest.raises(ValueError, match=r"seat 1 is to act, not the observer \(seat 0\)"):
+        tree.reset(state, 0, 1)
+    with pytest.raises(ValueError, match=r"seat 0 is to act, not the observer \(seat 1\)"):
+        state.apply(state.legal_actions()[0])
+        tree.reroot(state, [], 1)
+    assert (tree.node_count, tree.children()) == before
+
+
 # 0k (2 black supporters) and 1k (none) are one black tile, on c5 or c6, from a war.
 WAR = """
     a  b  c  d  e
