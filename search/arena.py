@@ -418,7 +418,8 @@ def record_name(index: int, seat_names: list) -> str:
     return f"game{index:04d}-" + "-".join(seat_names) + ".txt"
 
 
-def _write_atomically(path: str, text: str) -> None:
+def write_atomically(path: str, text: str) -> None:
+    """Write a file through a temporary one and a rename."""
     # A match stopped mid-write must not leave half a record for a resume to misread.
     tmp = path + ".part"
     with open(tmp, "w") as f:
@@ -430,13 +431,15 @@ _FORFEIT_NOTE = re.compile(r"^# forfeit: seat (\d+) \(.*?\): (.*)$", re.M)
 _CAP_NOTE = re.compile(r"^# stopped after (\d+) decisions", re.M)
 
 
-def resume_game(path: str, deal: int, seat_names: list, players: int, board: str, variants=()) -> GameResult:
+def resume_game(path: str, deal: int, seat_names: list, players: int, board: str, variants=(),
+                kinds: tuple = ()) -> GameResult:
     """Return the GameResult of a planned game read back from its record (ValueError: not that game's, or unfinished).
 
     The record is replayed through the rules, so the ranks and scores are the
     engine's, not the file's; it must start with the headers this match
-    writes for the game's deal. A game that did not end by the rules must
-    carry the arena's cap or forfeit note.
+    writes for the game's deal (extra headers may follow them). A game that
+    did not end by the rules must carry the cap or forfeit note; `kinds`:
+    the forfeit kinds a note may name before its reason (the referee's).
     """
     name = os.path.basename(path)
     with open(path) as f:
@@ -453,6 +456,9 @@ def resume_game(path: str, deal: int, seat_names: list, players: int, board: str
     m = _FORFEIT_NOTE.search(text)
     if m:
         forfeit = {"seat": int(m.group(1)), "reason": m.group(2)}
+        kind, sep, reason = m.group(2).partition(": ")
+        if sep and kind in kinds:
+            forfeit.update(kind=kind, reason=reason)
         if not 0 <= forfeit["seat"] < players:
             raise ValueError(f"record {name}: its forfeit note names seat {forfeit['seat']} of {players}")
     elif not state.is_terminal() and not _CAP_NOTE.search(text):
@@ -464,9 +470,30 @@ def resume_game(path: str, deal: int, seat_names: list, players: int, board: str
     return g
 
 
+def resumed_games(record_dir: str, planned: list, players: int, board: str, variants=(), tester=None,
+                  progress: Optional[Callable] = None, first: int = 0, kinds: tuple = ()) -> dict:
+    """Read back the planned games [(index, seat names, deal)] recorded in record_dir; return {index: GameResult}.
+
+    They go to the SPRT (until it decides) and to `progress` in game order.
+    `first`: the number of game 0 in the file names (the referee counts from 1).
+    """
+    done = {}
+    for i, seat_names, deal in planned:
+        path = os.path.join(record_dir, record_name(i + first, seat_names))
+        if os.path.exists(path):
+            done[i] = resume_game(path, deal, seat_names, players, board, variants, kinds)
+    for i in sorted(done):
+        if tester is not None and tester.decision is None:
+            tester.add(i, done[i].names, done[i].ranks)
+        if progress is not None:
+            progress(i, done[i])
+    return done
+
+
 def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
     """Write the match's settings to record_dir/match.json, or on a resume check they are the ones there (ValueError)."""
     path = os.path.join(record_dir, MATCH_FILE)
+    settings = json.loads(json.dumps(settings))        # as it reads back: tuples become lists
     if resume and os.path.exists(path):
         try:
             with open(path) as f:
@@ -482,7 +509,7 @@ def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
     if resume and any(f.startswith("game") for f in os.listdir(record_dir)):
         raise ValueError(f"cannot resume: {record_dir} has game records but no {MATCH_FILE} "
                          f"saying which match they belong to")
-    _write_atomically(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
+    write_atomically(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
 
 def _play_planned(job: tuple) -> GameResult:
@@ -548,21 +575,11 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
                      limits, variants))
     backend = backend if backend is not None else make_backend("process", jobs)
     tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
-    done: dict = {}
     lost: list = []
-    if resume:
-        for i, (_, seat_names, _, deal, *_rest) in enumerate(plan):
-            path = os.path.join(record_dir, record_name(i, seat_names))
-            if os.path.exists(path):
-                done[i] = resume_game(path, deal, seat_names, players, board, variants)
-    for i in sorted(done):
-        if tester is not None and tester.decision is None:
-            tester.add(i, done[i].names, done[i].ranks)
-        if progress is not None:
-            progress(i, done[i])
-    to_play = [i for i in range(len(plan)) if i not in done]
-    if tester is not None and tester.decision is not None:
-        to_play = []
+    done = (resumed_games(record_dir, [(i, seat_names, deal) for i, (_, seat_names, _, deal, *_r) in enumerate(plan)],
+                          players, board, variants, tester, progress) if resume else {})
+    to_play = [] if tester is not None and tester.decision is not None else \
+        [i for i in range(len(plan)) if i not in done]
     with backend:
         try:
             for k, g in backend.stream(_play_planned, [plan[i] for i in to_play]):
@@ -574,7 +591,7 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
                     raise g
                 done[i] = g
                 if record_dir:
-                    _write_atomically(os.path.join(record_dir, record_name(i, plan[i][1])), g.record)
+                    write_atomically(os.path.join(record_dir, record_name(i, plan[i][1])), g.record)
                 if tester is not None:
                     tester.add(i, g.names, g.ranks)
                 if progress is not None:

@@ -34,6 +34,10 @@ FAKES = os.path.join(HERE, "fake_engines")
 COMMANDS = {"tne", "setoption", "newgame", "isready", "position", "go", "quit"}
 
 
+def game_records(rec) -> list:
+    """Return the game record files of a record directory, sorted (not its match.json)."""
+    return sorted(f for f in os.listdir(rec) if f.startswith("game"))
+
 def fake_cmd(script: str, *args) -> str:
     """Return the command line running a fake engine script with flags."""
     return " ".join(shlex.quote(x) for x in (sys.executable, os.path.join(FAKES, script)) + args)
@@ -276,7 +280,7 @@ def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, con
     """Crash, hang, late reply, illegal or garbled move: that engine loses with the reason recorded."""
     res, logs = run_with_bad(tmp_path, *args, control=control)
     check_forfeits(res, n, kind, reason)
-    saved = sorted(os.listdir(tmp_path / "rec"))
+    saved = game_records(tmp_path / "rec")
     assert len(saved) == 2
     for g, fn in zip(res.games, saved):
         assert open(tmp_path / "rec" / fn).read() == g.record
@@ -300,7 +304,7 @@ def test_an_unknown_option_or_command_fails_the_handshake(tmp_path):
     with pytest.raises(MatchAborted, match=r"answered 'error unknown-option setoption name Bogus value 3'") as e:
         run_engine_match([good, bogus], 2, 2, record_dir=str(tmp_path / "rec"))
     assert (e.value.name, e.value.game_no, e.value.seat) == ("bad", 1, 1)
-    assert os.listdir(tmp_path / "rec") == []
+    assert game_records(tmp_path / "rec") == []
     missing = parse_engine("name=bad cmd=/nonexistent/tne-engine")
     with pytest.raises(MatchAborted, match=r"cannot start '/nonexistent/tne-engine'"):
         run_engine_match([good, missing], 2, 2, jobs=2)
@@ -322,6 +326,25 @@ def test_a_stalled_game_is_capped_and_ranked_on_the_scores(tmp_path):
 
 # ---------------------------------------------------------------- the match
 
+def test_a_resumed_match_reads_back_forfeits_and_plays_only_the_missing_games(tmp_path):
+    good, bad = fake("good", "good_engine.py"), fake("bad", "crash_engine.py", "--only-seat", "0")
+    rec = tmp_path / "rec"
+    whole = run_engine_match([good, bad], 4, 2, seed=3, record_dir=str(rec))
+    os.remove(rec / "game0003-good-bad.txt")
+    seen = []
+    again = run_engine_match([good, bad], 4, 2, seed=3, record_dir=str(rec), resume=True,
+                             progress=lambda i, g: seen.append((i, g.resumed)))
+    assert seen == [(0, True), (1, True), (3, True), (2, False)]
+    assert [(g.names, g.ranks, g.scores, g.end_reason, g.forfeit) for g in again.games] == \
+        [(g.names, g.ranks, g.scores, g.end_reason, g.forfeit) for g in whole.games]
+    assert [g.forfeit["kind"] for g in again.games if g.forfeit] == ["crash", "crash"]
+    with pytest.raises(ValueError, match=r"other settings \(control: .*'movetime_ms': None.*'movetime_ms': 500"):
+        run_engine_match([good, bad], 4, 2, seed=3, record_dir=str(rec), resume=True,
+                         control=Control(movetime_ms=500))
+    with pytest.raises(ValueError, match="resume needs the record directory"):
+        run_engine_match([good, bad], 4, 2, seed=3, resume=True)
+
+
 def test_rotation_statistics_records_and_determinism(tmp_path):
     """Seats rotate over paired deals; the statistics add up; records replay; jobs do not change results."""
     a, b = fake("a", "good_engine.py"), fake("b", "good_engine.py")
@@ -333,9 +356,9 @@ def test_rotation_statistics_records_and_determinism(tmp_path):
     assert [g.names for g in res.games] == [["a", "b"], ["b", "a"], ["a", "b"], ["b", "a"]]
     deals = [g.seed for g in res.games]
     assert deals[0] == deals[1] != deals[2] == deals[3]
-    assert sorted(os.listdir(rec)) == ["game0001-a-b.txt", "game0002-b-a.txt", "game0003-a-b.txt", "game0004-b-a.txt"]
+    assert game_records(rec) == ["game0001-a-b.txt", "game0002-b-a.txt", "game0003-a-b.txt", "game0004-b-a.txt"]
     for i, g in enumerate(res.games):
-        text = (rec / sorted(os.listdir(rec))[i]).read_text()
+        text = (rec / game_records(rec)[i]).read_text()
         assert text == g.record
         assert f"[seat0 {g.names[0]}]" in text and f"[seat1 {g.names[1]}]" in text and f"[game {i + 1}]" in text
         assert_replays(g)
@@ -366,7 +389,7 @@ def test_the_match_command(tmp_path):
     assert r.exit_code == 0, r.output
     assert len(re.findall(r"^game \d/3 ranks ", r.stderr, re.M)) == 3
     assert "3 games, 3 players" in r.stdout and "lineup a b b" in r.stdout and "limits: tc 60+1" in r.stdout
-    assert len(os.listdir(tmp_path / "rec")) == 3
+    assert len(game_records(tmp_path / "rec")) == 3
     q = runner.invoke(cli_main, args[:-2] + ["--games", "1", "--quiet"])
     assert q.exit_code == 0 and "game 1/1" not in q.stderr and "1 games" in q.stdout
     for extra, message in ((["--engine", "name=c"], "cmd= is required"),
@@ -420,7 +443,7 @@ def test_a_short_match_between_two_tne_ai_bots(tmp_path):
     assert r.exit_code == 0, r.output
     assert "2 games, 2 players" in r.stdout and "Elo x - y" in r.stdout
     assert "forfeit" not in r.stderr, r.stderr
-    for fn in sorted(os.listdir(tmp_path / "rec")):
+    for fn in game_records(tmp_path / "rec"):
         state, _ = replay_record((tmp_path / "rec" / fn).read_text(), engine.new_game)
         assert state.is_terminal() or "# stopped after" in (tmp_path / "rec" / fn).read_text()
 
@@ -459,7 +482,7 @@ def test_a_variant_match_between_two_tne_ai_bots(tmp_path):
     assert sorted(sent) == sorted(f"newgame players 2 board standard variants english,buildings,wonder seat {s}"
                                   for s in (0, 1) for _ in range(2))
     decisions = []
-    for fn in sorted(os.listdir(rec)):
+    for fn in game_records(rec):
         text = (rec / fn).read_text()
         assert "[variants english,buildings,wonder]" in text
         state, actions = replay_record(text, engine.new_game)
@@ -523,7 +546,16 @@ def test_a_crash_in_a_later_game_is_a_forfeit_and_the_match_goes_on(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert len(re.findall(r"^game \d/2 ranks ", r.stderr, re.M)) == 2
     assert "forfeit seat 0 (bad): crashed" in r.stderr and "forfeits: crash 1" in r.stdout
-    assert len(os.listdir(tmp_path / "rec")) == 2
+    assert len(game_records(tmp_path / "rec")) == 2
+    resumed = CliRunner().invoke(cli_main, match_args(fake_cmd("crash_engine.py", "--only-seat", "0"),
+                                                      "--record-dir", str(tmp_path / "rec"), "--resume"))
+    assert resumed.exit_code == 0, resumed.stderr
+    assert re.findall(r"^game (\d)/2 ranks .*?(resumed)", resumed.stderr, re.M) == [("1", "resumed"), ("2", "resumed")]
+    summary = [[ln for ln in out.splitlines() if ln.startswith(("Elo", "end reasons", "forfeits"))]
+               for out in (r.stdout, resumed.stdout)]
+    assert len(summary[0]) == 3 and summary[0] == summary[1]
+    no_dir = CliRunner().invoke(cli_main, match_args(fake_cmd("crash_engine.py"), "--resume"))
+    assert no_dir.exit_code == 2 and "--resume needs the --record-dir" in no_dir.stderr
 
 
 def test_a_failed_handshake_after_a_good_one_is_a_forfeit(tmp_path):
@@ -546,7 +578,7 @@ def test_record_and_log_numbers_agree(tmp_path):
                                       "--games", "4", "--jobs", "2", "--record-dir", str(rec),
                                       "--log-dir", str(logs)])
     assert r.exit_code == 0, r.stderr
-    records = {fn[4:8]: fn for fn in os.listdir(rec)}
+    records = {fn[4:8]: fn for fn in game_records(rec)}
     assert sorted(records) == ["0001", "0002", "0003", "0004"]
     for number, fn in records.items():
         seats = fn[:-4].split("-")[1:]

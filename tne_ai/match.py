@@ -54,7 +54,8 @@ from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
-                          game_result, plan_seats, record_name, summarise)
+                          game_result, match_settings_check, plan_seats, record_name, resumed_games,
+                          summarise, write_atomically)
 from search.backends import BACKENDS, Backend, BackendError, JobLost, RayBackend, make_backend
 from search.sprt import Sprt, SprtSpec
 from tne_ai.client import (QUIT_WAIT, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
@@ -489,7 +490,8 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
                      control: Control = Control(), record_dir: Optional[str] = None,
                      progress: Optional[Callable] = None, lineup: Optional[list] = None, jobs: int = 1,
                      max_decisions: int = MAX_DECISIONS, log_dir: Optional[str] = None,
-                     variants=(), backend: Optional[Backend] = None, sprt=None) -> MatchResult:
+                     variants=(), backend: Optional[Backend] = None, sprt=None, resume: bool = False,
+                     settings: Optional[dict] = None) -> MatchResult:
     """Play `games` games between engines (EngineSpecs) with seats rotated; return the MatchResult.
 
     The plan is search.arena.run_match's: game i deals from (seed, i // players)
@@ -511,6 +513,12 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     match only if no game of that engine has finished yet. `sprt`: a
     search.sprt SprtSpec or Sprt testing the lineup's first engine; the
     match stops at its decision and the games still running are cancelled.
+
+    `resume` (with `record_dir`): the games already recorded there are read
+    back instead of played (search.arena.run_match's rule); record_dir's
+    match.json keeps the match's settings, the engines' specs and the limits
+    among them, with `settings` added, and a resume with other ones is
+    refused (ValueError).
     """
     variants = normal_variants(variants)
     by_name = {sp.name: sp for sp in engines}
@@ -526,18 +534,27 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     for nm in lineup:
         if nm not in by_name:
             raise ValueError(f"the lineup names unknown engine {nm!r} (engines: {', '.join(by_name)})")
-    if record_dir:
-        os.makedirs(record_dir, exist_ok=True)
     for sp in engines:
         control.for_engine(sp)                      # fail before any engine runs on clashing limits
+    if resume and not record_dir:
+        raise ValueError("resume needs the record directory of the match to resume")
+    if record_dir:
+        os.makedirs(record_dir, exist_ok=True)
+        match_settings_check(record_dir, {
+            "players": players, "board": board, "seed": seed, "lineup": lineup, "variants": list(variants),
+            "control": dataclasses.asdict(control), "max_decisions": max_decisions,
+            "engines": {sp.name: dataclasses.asdict(sp) for sp in engines}, **(settings or {})}, resume)
     cancel = threading.Event()
     plan = plan_match(lineup, games, seed)
-    done: dict = {}
     lost: list = []
+    tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
+    done = (resumed_games(record_dir, [(pg.index, pg.seat_names, pg.deal) for pg in plan], players, board,
+                          variants, tester, progress, first=1, kinds=FORFEIT_KINDS) if resume else {})
+    todo = [] if tester is not None and tester.decision is not None else \
+        [pg for pg in plan if pg.index not in done]
     started: set = set()          # engines that have completed a handshake in this match
     backend = backend if backend is not None else make_backend("process", jobs, threads=True)
     remote = isinstance(backend, RayBackend)
-    tester = Sprt(sprt, lineup[0], players) if isinstance(sprt, SprtSpec) else sprt
 
     def play(pg: PlannedGame) -> GameResult:
         return play_engine_game([by_name[nm] for nm in pg.seat_names], pg.deal, players, board, control,
@@ -549,8 +566,7 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         done[pg.index] = g
         if record_dir:
             # numbered from 1 here, as the referee's logs and progress lines are
-            with open(os.path.join(record_dir, record_name(pg.index + 1, pg.seat_names)), "w") as f:
-                f.write(g.record)
+            write_atomically(os.path.join(record_dir, record_name(pg.index + 1, pg.seat_names)), g.record)
         if tester is not None:
             tester.add(pg.index, g.names, g.ranks)
         if progress is not None:
@@ -590,17 +606,17 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
     try:
         with backend:
             try:
-                jobs_ = [(by_name, pg, players, board, control, log_dir, max_decisions, variants) for pg in plan]
+                jobs_ = [(by_name, pg, players, board, control, log_dir, max_decisions, variants) for pg in todo]
                 outcomes = backend.stream(_play_remote, jobs_, poll) if remote else \
-                    backend.stream(play, plan, poll)
+                    backend.stream(play, todo, poll)
                 for i, g in outcomes:
-                    pg = plan[i]
+                    pg = todo[i]
                     if isinstance(g, Cancelled):
                         if interrupted.is_set():
                             raise KeyboardInterrupt()
                         continue
                     if isinstance(g, JobLost):
-                        lost.append((i + 1, str(g)))
+                        lost.append((pg.index + 1, str(g)))
                         continue
                     if isinstance(g, BaseException):
                         raise g
@@ -684,6 +700,8 @@ def _raise_interrupt(signum, frame):
 @click.option("--max-decisions", type=click.IntRange(1), default=MAX_DECISIONS, show_default=True,
               help="Stop a game this long and rank it on the scores so far (end reason cap).")
 @click.option("--record-dir", type=click.Path(file_okay=False), default=None, help="Save every game record here.")
+@click.option("--resume", is_flag=True,
+              help="With --record-dir: read back the games already recorded there and play only the rest.")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Save every engine's transcript (lines sent, received, its stderr) here.")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
@@ -697,8 +715,8 @@ def _raise_interrupt(signum, frame):
                    "(logistic Elo; docs/match.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line per finished game.")
 def match_command(engine_texts, players, board, variants, games, seed, lineup, tc, movetime, iterations, grace,
-                  move_timeout, handshake_timeout, max_decisions, record_dir, log_dir, jobs, backend, ray_address,
-                  sprt_text, quiet):
+                  move_timeout, handshake_timeout, max_decisions, record_dir, resume, log_dir, jobs, backend,
+                  ray_address, sprt_text, quiet):
     """Referee games between engines that speak the protocol (docs/protocol.md, docs/match.md).
 
     Prints one line per finished game to stderr and the results table
@@ -719,6 +737,8 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
         tester = Sprt(SprtSpec.parse(sprt_text), order[0], players) if sprt_text is not None else None
         if ray_address is not None and backend != "ray":
             raise ValueError("--ray-address needs --backend ray")
+        if resume and record_dir is None:
+            raise ValueError("--resume needs the --record-dir of the match to resume")
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     n_games = players if games is None else games
@@ -733,8 +753,9 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
             f = g.forfeit
             extra = f"; forfeit seat {f['seat']} ({g.names[f['seat']]}): {f['reason']}"
         llr = f" {tester.status()}" if tester is not None else ""
+        when = "resumed" if g.resumed else f"{time.monotonic() - t0:.0f}s"
         click.echo(f"game {i + 1}/{n_games} ranks {who} ({g.end_reason}, {g.decisions} decisions, "
-                   f"{time.monotonic() - t0:.0f}s){llr}{extra}", err=True)
+                   f"{when}){llr}{extra}", err=True)
 
     old = None
     if threading.current_thread() is threading.main_thread():
@@ -746,7 +767,8 @@ def match_command(engine_texts, players, board, variants, games, seed, lineup, t
     try:
         res = run_engine_match(specs, n_games, players, seed, board, control, record_dir=record_dir,
                                progress=progress, lineup=slots, jobs=jobs, max_decisions=max_decisions,
-                               log_dir=log_dir, variants=variants or (), backend=runner, sprt=tester)
+                               log_dir=log_dir, variants=variants or (), backend=runner, sprt=tester,
+                               resume=resume)
     except MatchInterrupted as e:
         click.echo(f"interrupted after {len(e.result.games)} of {n_games} games; engines stopped", err=True)
         if e.result.games:
