@@ -42,10 +42,10 @@ def test_same_seed_and_iterations_give_the_same_search():
     assert stats(c) != stats(a)
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_default_weights_are_those_of_the_games_player_count(players):
     """SearchParams() searches a game with DEFAULT_WEIGHTS[players], in one process and in workers."""
-    from search.params import DEFAULT_WEIGHTS, HAND_SET_WEIGHTS, TEXEL_2P_WEIGHTS
+    from search.params import DEFAULT_WEIGHTS, HAND_SET_WEIGHTS, TEXEL_2P_WEIGHTS, TEXEL_4P_WEIGHTS
     s = engine.new_game(players, 5)
     for _ in range(12):
         s.apply(random.Random(len(s.legal_actions())).choice(s.legal_actions()))
@@ -54,8 +54,8 @@ def test_the_default_weights_are_those_of_the_games_player_count(players):
         run = lambda params: stats(ISMCTS(params, workers).search(obs, s.to_act, Limits(iterations=300), seed=4))
         default = run(SearchParams())
         assert default == run(SearchParams(**DEFAULT_WEIGHTS[players]))
-        other = TEXEL_2P_WEIGHTS if DEFAULT_WEIGHTS[players] is HAND_SET_WEIGHTS else HAND_SET_WEIGHTS
-        assert default != run(SearchParams(**other))
+        others = [w for w in (HAND_SET_WEIGHTS, TEXEL_2P_WEIGHTS, TEXEL_4P_WEIGHTS) if w is not DEFAULT_WEIGHTS[players]]
+        assert len(others) == 2 and all(default != run(SearchParams(**w)) for w in others)
 
 
 def test_workers_are_reproducible_and_merge_their_roots():
