@@ -369,3 +369,19 @@ def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, ca
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("agent", "ismcts-quick", "greedy "))]
     end = rows[0].index("seats") + len("seats")         # the seats column ends under its heading
     assert len(rows) == 3 and all(ln[end - 1] == "2" and ln[end] == " " for ln in rows[1:])
+
+
+def test_the_kept_records_of_the_4_player_weights_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
+    """docs/records keeps the games of the SPRT that made the 4-player fit a default (docs/strength.md): read back, they decide as they did."""
+    import tarfile
+    with tarfile.open(os.path.join(ROOT, "docs", "records", "sprt-4p-texel4p-seed3500.tar.xz")) as tar:
+        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    monkeypatch.chdir(tmp_path / "sprt-4p-texel4p-seed3500")
+    assert arena.main(["--a", "ismcts:texel4p.json", "--b", "ismcts:old.json", "--players", "4",
+                       "--lineup", "a,b,a,b", "--iterations", "300", "--games", "6000", "--seed", "3500",
+                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05", "--record-dir", "records",
+                       "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1312 games, 4 players, standard board, seed 3500, lineup ismcts-texel4p ismcts-old")
+    assert "(pairwise score share 0.522)" in out
+    assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 328 deals" in out
