@@ -491,7 +491,10 @@ def resumed_games(record_dir: str, planned: list, players: int, board: str, vari
 
 
 def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
-    """Write the match's settings to record_dir/match.json, or on a resume check they are the ones there (ValueError)."""
+    """Write the match's settings to record_dir/match.json, or on a resume check they are the ones there (ValueError).
+
+    A new match (no resume) needs a directory without game records.
+    """
     path = os.path.join(record_dir, MATCH_FILE)
     settings = json.loads(json.dumps(settings))        # as it reads back: tuples become lists
     if resume and os.path.exists(path):
@@ -506,9 +509,13 @@ def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
                              + "; ".join(f"{k}: {before.get(k)!r} then, {settings.get(k)!r} now"
                                          for k in changed) + ")")
         return
-    if resume and any(f.startswith("game") for f in os.listdir(record_dir)):
+    has_records = any(f.startswith("game") and f.endswith(".txt") for f in os.listdir(record_dir))
+    if resume and has_records:
         raise ValueError(f"cannot resume: {record_dir} has game records but no {MATCH_FILE} "
                          f"saying which match they belong to")
+    if has_records:         # a later resume would mix them with this match's games
+        raise ValueError(f"{record_dir} already holds game records: resume that match (--resume) "
+                         f"or give an empty directory")
     write_atomically(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
 

@@ -236,6 +236,8 @@ def test_a_resume_refuses_records_of_another_match(tmp_path):
                   lineup=["random", "greedy"])
     with pytest.raises(ValueError, match="resume needs the record directory"):
         run_match(facs, games=2, players=2, seed=11, resume=True)
+    with pytest.raises(ValueError, match="already holds game records: resume that match"):
+        run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path))
     os.remove(tmp_path / "match.json")
     with pytest.raises(ValueError, match="no match.json"):
         run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path), resume=True)
