@@ -70,6 +70,10 @@ TEXEL_4P_WEIGHTS = dict(tau=5.32, min_bonus=0.556, leader=1.053, king=0.355, tem
                         opponents_max=1.0, eval_scale=1.616)
 # 3 players keep the hand-set weights: no fit has been tested with 3
 DEFAULT_WEIGHTS = {2: TEXEL_2P_WEIGHTS, 3: HAND_SET_WEIGHTS, 4: TEXEL_4P_WEIGHTS}
+# rollout_tail_after left None, by the number of players: with 4 the cheap
+# tail (SPRT at equal time, elo0=-10 elo1=0: H1 after 996 games, +10 Elo);
+# with 2 it does nothing (no rounds rollouts); 3 players are untested
+DEFAULT_TAIL_AFTER = {2: -1, 3: -1, 4: 1}
 
 
 @dataclass(frozen=True)
@@ -92,8 +96,8 @@ class SearchParams:
     # or choice is pending; the look-ahead plays out the conflicts it starts.
     rollout_settle: bool = True
     # A rounds rollout passes its actions after the first rollout_tail_after
-    # (-1: none); conflicts and choices stay epsilon-greedy.
-    rollout_tail_after: int = -1
+    # (-1: none; None: DEFAULT_TAIL_AFTER); conflicts, choices epsilon-greedy.
+    rollout_tail_after: Optional[int] = None
     # Rollout policy: "greedy" (epsilon-greedy on the prior) or "uniform".
     rollout_policy: str = "greedy"
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
@@ -167,10 +171,12 @@ class SearchParams:
         return replace(self, **changes)
 
     def resolved(self, players: int) -> "SearchParams":
-        """Return a copy whose weights left None are the defaults for this many players."""
+        """Return a copy whose fields left None (weights, rollout tail) are the defaults for this many players."""
         if isinstance(players, bool) or players not in DEFAULT_WEIGHTS:
             raise SearchError(f"players must be 2, 3 or 4, got {players!r}")
         unset = {n: DEFAULT_WEIGHTS[players][n] for n in WEIGHT_FIELDS if getattr(self, n) is None}
+        if self.rollout_tail_after is None:
+            unset["rollout_tail_after"] = DEFAULT_TAIL_AFTER[players]
         return replace(self, **unset) if unset else self
 
     def configure(self, tree, players: int, workers: int = 1) -> None:
@@ -180,7 +186,7 @@ class SearchParams:
                        self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
                        self.eval_weights(players), self.rollout_settle,
                        -1.0 if self.rollout_rounds is None else self.rollout_rounds,
-                       self.rollout_tail_after)
+                       self.resolved(players).rollout_tail_after)
 
     def eval_weights(self, players: int) -> tuple:
         """Return the evaluation weights for a game of `players` in ext.heuristics.EVAL_FIELDS order."""
@@ -191,8 +197,10 @@ class SearchParams:
 
 
 def _field_kind(name: str) -> str:
-    """Return a field's kind: "float", "int", "bool", "str" or "float?" (a float or None)."""
+    """Return a field's kind: "float", "int", "bool", "str", "int?" or "float?" (or None)."""
     hint = typing.get_type_hints(SearchParams)[name]
+    if hint == Optional[int]:
+        return "int?"
     if hint is bool:
         return "bool"
     if hint is int:
@@ -220,7 +228,9 @@ def check_value(name: str, value, source: str = "params") -> object:
         choices = {"rollout_policy": ("greedy", "uniform"), "final_move": ("visits", "mean")}[name]
         if value not in choices:
             raise SearchError(f"{source}: field {name!r} must be one of {', '.join(choices)}, got {value!r}")
-    if kind == "int" and (not number or not isinstance(value, int)):
+    if kind == "int?" and value is None:
+        return None
+    if kind in ("int", "int?") and (not number or not isinstance(value, int)):
         raise SearchError(f"{source}: field {name!r} must be an integer, got {value!r}")
     if kind in ("float", "float?"):
         if value is None and kind == "float?":

@@ -80,7 +80,7 @@ class TunedField:
         if self.name not in {f.name for f in fields(SearchParams)}:
             check_value(self.name, 0, where)            # raises: unknown field, with a suggestion
         kind = _field_kind(self.name)
-        if kind not in ("float", "int", "float?"):
+        if kind not in ("float", "int", "float?", "int?"):
             raise SearchError(f"{where}: a {kind} field cannot be tuned by SPSA (only numbers)")
         if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
                    for x in (self.low, self.high, self.step)):
@@ -99,7 +99,7 @@ class TunedField:
 
     def value(self, x: float):
         """Return the field's value for a coordinate (an int field rounded)."""
-        return int(round(x)) if _field_kind(self.name) == "int" else x
+        return int(round(x)) if _field_kind(self.name) in ("int", "int?") else x
 
 
 @dataclass

@@ -58,6 +58,19 @@ def test_the_default_weights_are_those_of_the_games_player_count(players):
         assert len(others) == 2 and all(default != run(SearchParams(**w)) for w in others)
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_rollout_tail_is_on_by_default_with_4_players_only(players):
+    """rollout_tail_after left None is DEFAULT_TAIL_AFTER[players]: 1 with 4 players, off (-1) with 3."""
+    from search.params import DEFAULT_TAIL_AFTER
+    assert DEFAULT_TAIL_AFTER == {2: -1, 3: -1, 4: 1}
+    s = midgame(players=players, seed=4)
+    obs = s.observation(s.to_act)
+    run = lambda params: stats(ISMCTS(params).search(obs, s.to_act, Limits(iterations=300), seed=4))
+    default = run(SearchParams())
+    assert default == run(SearchParams(rollout_tail_after=DEFAULT_TAIL_AFTER[players]))
+    assert default != run(SearchParams(rollout_tail_after=1 if players == 3 else -1))
+
+
 def test_workers_are_reproducible_and_merge_their_roots():
     s = midgame(players=3, seed=4)
     obs = s.observation(s.to_act)
