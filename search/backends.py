@@ -160,6 +160,21 @@ def _nothing(job):
     return job
 
 
+PARENT_CHECK = 1.0      # seconds between a pool worker's looks at its parent
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Start a thread that ends this pool worker once its parent process is gone."""
+    # A parent killed outright (SIGKILL, a crash) cannot shut its pool down, and an
+    # idle worker blocked on the job queue would otherwise wait for ever.
+    def watch():
+        while os.getppid() == parent:
+            threading.Event().wait(PARENT_CHECK)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 class ProcessBackend(_QueueBackend):
     """Play `jobs` jobs at once in a spawned process pool (fn and jobs must pickle).
 
@@ -180,7 +195,8 @@ class ProcessBackend(_QueueBackend):
         self._cancelled = False
 
     def _new_pool(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
-        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
+        return concurrent.futures.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                                      initializer=_exit_with_parent, initargs=(os.getpid(),))
 
     def _wait(self, futures: dict, poll):
         """Yield (future, index) as futures finish; call poll while none does."""

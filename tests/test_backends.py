@@ -111,6 +111,41 @@ def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
     assert got == {x: x * x for x in range(6) if x != 3}
 
 
+def worker_pid(job):
+    time.sleep(0.2)             # long enough for every worker of the pool to take a job
+    return os.getpid()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"     # a zombie has exited
+    except FileNotFoundError:
+        return False
+
+
+def test_pool_workers_exit_when_their_parent_is_killed(tmp_path):
+    """A match killed outright (SIGKILL) leaves no idle pool worker behind."""
+    import subprocess
+    import sys
+    script = ("import os, signal\n"
+              "from search.backends import ProcessBackend\n"
+              "from test_backends import worker_pid\n"
+              "b = ProcessBackend(2)\n"
+              "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, range(6))})), flush=True)\n"
+              "os.kill(os.getpid(), signal.SIGKILL)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    # the first line only: an orphaned worker would hold the pipe open
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env) as proc:
+        pids = [int(x) for x in proc.stdout.readline().split()]
+        assert proc.wait(timeout=120) == -signal.SIGKILL
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids)
+
+
 class NoWorkerStarts(ProcessBackend):
     """A process pool whose every worker dies as it starts (as when the main script cannot be imported)."""
 
