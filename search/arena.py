@@ -414,7 +414,7 @@ MATCH_FILE = "match.json"     # in a record directory: the settings of the match
 
 
 def record_name(index: int, seat_names: list) -> str:
-    """Return the file name of game `index`'s record in a record directory (the arena counts from 0, the referee from 1)."""
+    """Return the file name of game `index`'s record (the arena counts from 0, the referee from 1)."""
     return f"game{index:04d}-" + "-".join(seat_names) + ".txt"
 
 
@@ -488,6 +488,12 @@ def resumed_games(record_dir: str, planned: list, players: int, board: str, vari
         if progress is not None:
             progress(i, done[i])
     return done
+
+
+def match_settings(players: int, board: str, seed: int, lineup: list, variants=(), **more) -> dict:
+    """Return the settings a match keeps in its record directory: the plan's, and `more` (agents, limits)."""
+    return {"players": players, "board": board, "seed": seed, "lineup": list(lineup),
+            "variants": list(variants), **more}
 
 
 def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
@@ -573,9 +579,9 @@ def run_match(agent_factories: dict, games: int, players: int = 2, seed: int = 0
         raise ValueError("resume needs the record directory of the match to resume")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
-        base = {"players": players, "board": board, "seed": seed, "lineup": lineup,
-                "variants": list(variants), "limits": [limits.iterations, limits.seconds]}
-        match_settings_check(record_dir, {**base, **(settings or {})}, resume)
+        match_settings_check(record_dir, match_settings(players, board, seed, lineup, variants,
+                                                        limits=[limits.iterations, limits.seconds],
+                                                        **(settings or {})), resume)
     plan = []
     for deal, seat_names, seeds in plan_seats(lineup, games, seed):
         plan.append((agent_factories, seat_names, seeds, deal, players, board, record_dir is not None,

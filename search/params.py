@@ -181,12 +181,13 @@ class SearchParams:
 
     def configure(self, tree, players: int, workers: int = 1) -> None:
         """Hand the kernel's share of the knobs for a game of `players` to an ext.mcts.Tree (one of `workers` trees)."""
-        tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
-        tree.configure(self.exploration, self.widen_base, self.widen_coef, self.widen_exponent,
-                       self.rollout_depth, self.rollout_epsilon, self.rollout_policy == "greedy",
-                       self.eval_weights(players), self.rollout_settle,
-                       -1.0 if self.rollout_rounds is None else self.rollout_rounds,
-                       self.resolved(players).rollout_tail_after)
+        p = self.resolved(players)
+        tree.set_memory_limit(p.tree_memory_mb * MIB // workers)
+        tree.configure(p.exploration, p.widen_base, p.widen_coef, p.widen_exponent,
+                       p.rollout_depth, p.rollout_epsilon, p.rollout_policy == "greedy",
+                       p.eval_weights(players), p.rollout_settle,
+                       -1.0 if p.rollout_rounds is None else p.rollout_rounds,
+                       p.rollout_tail_after)
 
     def eval_weights(self, players: int) -> tuple:
         """Return the evaluation weights for a game of `players` in ext.heuristics.EVAL_FIELDS order."""

@@ -54,7 +54,7 @@ from engine.record import GameRecorder
 from engine.view import events_for_seat, letters
 from engine.state import variant_bits
 from search.arena import (MAX_DECISIONS, GameResult, MatchResult, default_lineup, derive_seed,
-                          game_result, match_settings_check, plan_seats, record_name, resumed_games,
+                          game_result, match_settings, match_settings_check, plan_seats, record_name, resumed_games,
                           summarise, write_atomically)
 from search.backends import BACKENDS, Backend, BackendError, JobLost, RayBackend, make_backend
 from search.sprt import Sprt, SprtSpec
@@ -540,10 +540,10 @@ def run_engine_match(engines: list, games: int, players: int = 2, seed: int = 0,
         raise ValueError("resume needs the record directory of the match to resume")
     if record_dir:
         os.makedirs(record_dir, exist_ok=True)
-        match_settings_check(record_dir, {
-            "players": players, "board": board, "seed": seed, "lineup": lineup, "variants": list(variants),
-            "control": dataclasses.asdict(control), "max_decisions": max_decisions,
-            "engines": {sp.name: dataclasses.asdict(sp) for sp in engines}, **(settings or {})}, resume)
+        match_settings_check(record_dir, match_settings(
+            players, board, seed, lineup, variants, control=dataclasses.asdict(control),
+            max_decisions=max_decisions, engines={sp.name: dataclasses.asdict(sp) for sp in engines},
+            **(settings or {})), resume)
     cancel = threading.Event()
     plan = plan_match(lineup, games, seed)
     lost: list = []
