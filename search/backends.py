@@ -163,7 +163,7 @@ def _nothing(job):
 PARENT_CHECK = 1.0      # seconds between a pool worker's looks at its parent
 
 
-def _exit_with_parent(parent: int) -> None:
+def exit_with_parent(parent: int) -> None:
     """Start a thread that ends this pool worker once its parent process is gone."""
     # A parent killed outright (SIGKILL, a crash) cannot shut its pool down, and an
     # idle worker blocked on the job queue would otherwise wait for ever.
@@ -196,7 +196,7 @@ class ProcessBackend(_QueueBackend):
 
     def _new_pool(self, workers: int) -> concurrent.futures.ProcessPoolExecutor:
         return concurrent.futures.ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
-                                                      initializer=_exit_with_parent, initargs=(os.getpid(),))
+                                                      initializer=exit_with_parent, initargs=(os.getpid(),))
 
     def _wait(self, futures: dict, poll):
         """Yield (future, index) as futures finish; call poll while none does."""

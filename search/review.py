@@ -24,6 +24,7 @@ processes (`jobs`) share the work. Everything returned is plain data.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 import random
@@ -35,6 +36,7 @@ from engine.info import determinize, observation
 from engine.record import record_start, replay_record
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
+from search.backends import exit_with_parent
 from search.ismcts import ISMCTS, worker_seed
 from search.params import SearchParams
 
@@ -141,7 +143,8 @@ def summarise(decisions: list, players: int) -> list:
 _WORKER = {}
 
 
-def _worker_init(params: SearchParams, limits: Limits, seed: int, samples: int) -> None:
+def _worker_init(parent: int, params: SearchParams, limits: Limits, seed: int, samples: int) -> None:
+    exit_with_parent(parent)
     _WORKER.update(searcher=ISMCTS(params), limits=limits, seed=seed, samples=samples)
 
 
@@ -168,7 +171,7 @@ def review_items(items: list, limits: Limits = Limits(iterations=1000), seed: in
         return out
     # an executor, not a Pool: a worker that cannot start breaks it with an error instead of a hang
     with ProcessPoolExecutor(min(jobs, len(items)), mp_context=mp.get_context("spawn"),
-                             initializer=_worker_init, initargs=(params, limits, seed, samples)) as pool:
+                             initializer=_worker_init, initargs=(os.getpid(), params, limits, seed, samples)) as pool:
         try:
             for review in pool.map(_worker_review, items):
                 out.append(review)
