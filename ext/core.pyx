@@ -476,27 +476,46 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     cdef int n = 0, p = s.to_act, c, sq, k, r, b, g, i, to_take
     cdef int cols[4]
     cdef int cand[NSQ]
+    cdef int open_land[NSQ]
+    cdef int open_river[NSQ]
+    cdef int n_land = 0, n_river = 0
+    cdef int32_t base
     cdef uint8_t mark[NSQ]
     cdef int8_t nk[NSQ]
-    cdef BB occ, empty, adj, cands, targets, up_all
+    cdef BB occ, empty, adj, cands, targets, up_all, uniting
     if s.phase == PH_ACTION:
         occ = occupied(s)
         empty = bb_andnot(ALL_SQUARES, bb_or(occ, s.cats))
         adj = bb_and(bb_neighbours(occ), empty)
         mark_kingdoms(s, mark)
+        uniting = bb_empty()            # squares a tile may not take: next to 3+ kingdoms (R-TILE-2)
         cands = adj
         while bb_any(cands):
             sq = bb_pop(&cands)
             nk[sq] = kingdoms_around(s, sq, mark)
+            if nk[sq] > 2:
+                bb_set(&uniting, sq)
+        # the open squares are listed once and shared by the colours in hand
+        cands = bb_andnot(bb_and(empty, bd.land), uniting)
+        while bb_any(cands):
+            open_land[n_land] = bb_pop(&cands)
+            n_land += 1
+        cands = bb_andnot(bb_and(empty, bd.river), uniting)
+        while bb_any(cands):
+            open_river[n_river] = bb_pop(&cands)
+            n_river += 1
         for c in range(4):
             if s.hand[p][c] == 0:
                 continue
-            cands = bb_and(empty, bd.river if c == BLUE else bd.land)
-            while bb_any(cands):
-                sq = bb_pop(&cands)
-                if not bb_test(&adj, sq) or nk[sq] <= 2:
-                    out[n] = A_TILE + c * NSQ + sq
-                    n += 1
+            base = A_TILE + c * NSQ
+            if c == BLUE:
+                for i in range(n_river):
+                    out[n + i] = base + open_river[i]
+                n += n_river
+            else:
+                for i in range(n_land):
+                    out[n + i] = base + open_land[i]
+                n += n_land
         targets = bb_and(bb_and(empty, bd.land), bb_neighbours(s.up[RED]))
         for c in range(4):
             if s.leader_sq[p][c] < 0:

@@ -172,7 +172,13 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 c = (a - A_LEADER) // NSQ
                 sq = (a - A_LEADER) % NSQ
                 t = temples_beside(s, sq)
-                root = single_kingdom_root(s, sq, mark, &nk, &touches)
+                if known[sq] == 0:
+                    sq_root[sq] = single_kingdom_root(s, sq, mark, &nk, &touches)
+                    sq_touches[sq] = touches
+                    known[sq] = 1 + nk
+                root = sq_root[sq]
+                nk = known[sq] - 1
+                touches = sq_touches[sq]
                 if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
                     # R-REV-2: temples beside each leader; the attacker adds its reds
                     att = t + s.hand[p][RED] - temples_beside(s, s.leader_sq[kown[root][c]][c])

@@ -420,7 +420,8 @@ cdef class Tree:
         cdef int8_t sc[MAX_ACTIONS]
         cdef int count[16]
         cdef int start[16]
-        cdef int i, b, k = 0, m, off, j
+        cdef int placed[16]
+        cdef int i, b, k = 0, off
         if self._cached_order(s, legal, n, node, actions, out):
             return
         score_actions(s, legal, n, sc)
@@ -434,14 +435,14 @@ cdef class Tree:
         # always broken towards the lowest square
         off = <int>((<uint64_t>(node + 1) * 0x9E3779B97F4A7C15ULL) >> 33)
         for b in range(16):
-            m = count[b]
-            if m == 0:
-                continue
-            j = 0
-            for i in range(n):
-                if sc[i] == b:
-                    out[start[b] + (j + off) % m] = legal[i]
-                    j += 1
+            # placed[b] runs from the bucket's rotation: no sum that can overflow
+            placed[b] = off % count[b] if count[b] > 0 else 0
+        for i in range(n):
+            b = sc[i]
+            out[start[b] + placed[b]] = legal[i]
+            placed[b] += 1
+            if placed[b] == count[b]:
+                placed[b] = 0
 
     cdef inline void _rollout(self, GameState* det, int decisions) noexcept nogil:
         """Play up to `decisions` decisions by the rollout policy."""
