@@ -327,7 +327,10 @@ cdef inline int add_distinct(int* items, int n, int value) noexcept nogil:
 
 cdef inline int temples_beside(GameState* s, int sq) noexcept nogil:
     """Count the face-up temples next to a square (a leader's revolt strength, R-REV-2)."""
-    return bb_count(bb_and(bb_neighbours(bb_square(sq)), s.up[RED]))
+    cdef int k, n = 0
+    for k in range(NB_N[sq]):
+        n += bb_test(&s.up[RED], NB[sq][k])
+    return n
 
 cdef inline int kingdom_roots(GameState* s, int sq, uint8_t* mark, int* roots) noexcept nogil:
     """Write the distinct kingdoms among the groups next to an empty square; return how many."""
