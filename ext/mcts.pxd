@@ -7,7 +7,7 @@ edge was legal when its parent was visited), and the sum of rewards per seat
 (max-n backup). Children are found through one open-addressing hash table
 keyed by (parent, action), and listed through first_child / next_sibling.
 """
-from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
+from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t, uint8_t
 from ext.core cimport GameState
 from ext.heuristics cimport EvalParams
 
@@ -19,6 +19,7 @@ ctypedef struct Node:
     int32_t actor           # seat that chose `action` at the parent
     uint32_t visits
     uint32_t avail
+    uint8_t prior_hand[4]   # the observer's hand when the order was computed
     double reward[4]        # summed reward of each seat
     double reward_sq        # summed squared reward of the actor (for the bound)
     int32_t prior_off       # look-ahead order of the observer's decisions here: offset in

@@ -12,7 +12,7 @@ backup all run without the GIL.
 """
 from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memset, memcpy
+from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -28,6 +28,10 @@ cdef extern from *:
     static int tne_read_flag(int *p) { return *(volatile int *)p; }
     """
     int tne_read_flag(int* p) nogil
+
+cdef extern from "<assert.h>":
+    # checked in the debug build only (NDEBUG in release): the argument is not evaluated there
+    void debug_assert "assert"(bint) nogil
 
 cdef int MAX_PATH = 4096
 # worlds dealt to value a decision that starts a conflict in the look-ahead
@@ -367,6 +371,29 @@ cdef class Tree:
             sig += (<uint64_t>(legal[i] + 1)) * 0x9E3779B97F4A7C15ULL
         return sig
 
+    cdef bint _kept_order(self, GameState* s, int node, int actions, int32_t* out) noexcept nogil:
+        """Use a node's look-ahead order without listing the decisions again, when they cannot have changed.
+
+        Within the observer's turn the board follows from the actions since
+        the root alone (tiles are drawn only when a turn ends), so with the
+        observer's hand as it was when the order was computed the legal
+        decisions are those the order holds, in every world.
+        """
+        cdef Node* nd = &self.nodes[node]
+        if (nd.prior_off < 0 or s.to_act != self.observer or s.phase != PH_ACTION
+                or actions > self.lookahead_depth
+                or memcmp(nd.prior_hand, s.hand[self.observer], 4) != 0):
+            return False
+        debug_assert(self._legal_as_cached(s, nd))
+        memcpy(out, &self.prior_pool[nd.prior_off], nd.prior_n * sizeof(int32_t))
+        return True
+
+    cdef bint _legal_as_cached(self, GameState* s, Node* nd) noexcept nogil:
+        """Return whether the decisions legal in s are those a node's order was computed for (debug check)."""
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int n = gen_legal(s, legal)
+        return n == nd.prior_n and self._signature(legal, n) == nd.prior_sig
+
     cdef bint _cached_order(self, GameState* s, int32_t* legal, int n, int node, int actions,
                             int32_t* out) noexcept nogil:
         """Use (or build) a node's look-ahead order for the observer's own decisions near the root.
@@ -394,6 +421,7 @@ cdef class Tree:
         nd.prior_off = self.prior_used
         nd.prior_n = n
         nd.prior_sig = sig
+        memcpy(nd.prior_hand, s.hand[self.observer], 4)
         self.prior_used += n
         memcpy(out, &self.prior_pool[nd.prior_off], n * sizeof(int32_t))
         return True
@@ -477,6 +505,8 @@ cdef class Tree:
                 # the look-ahead's order is the list
                 n = self.root_n
                 memcpy(order, self.root_order, n * sizeof(int32_t))
+            elif self._kept_order(&det, node, actions, order):
+                n = self.nodes[node].prior_n
             else:
                 n = gen_legal(&det, legal)
                 self._order(&det, legal, n, node, actions, order)
