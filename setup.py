@@ -27,7 +27,8 @@ directives = {
     "embedsignature": True,
 }
 
-COMPILE = (["-O1", "-g", "-fno-omit-frame-pointer",
+# -UNDEBUG: Python's own CFLAGS define NDEBUG, which would drop the C asserts of the debug build
+COMPILE = (["-O1", "-g", "-fno-omit-frame-pointer", "-UNDEBUG",
             "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
            if DEBUG else ["-O3"])
 LINK = ["-fsanitize=address,undefined"] if DEBUG else []
