@@ -49,6 +49,17 @@ cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdom
                 root = r
     return root if n_kingdoms[0] == 1 else -1
 
+cdef inline int square_kingdom(GameState* s, int sq, uint8_t* mark, uint8_t* known, int16_t* sq_root,
+                               bint* sq_touches, int* nk, bint* touches) noexcept nogil:
+    """single_kingdom_root of sq, found once per square across calls that share `known` (0: not yet, else 1 + nk)."""
+    if known[sq] == 0:
+        sq_root[sq] = single_kingdom_root(s, sq, mark, nk, touches)
+        sq_touches[sq] = touches[0]
+        known[sq] = 1 + nk[0]
+    nk[0] = known[sq] - 1
+    touches[0] = sq_touches[sq]
+    return sq_root[sq]
+
 cdef int8_t war_prior(GameState* s, int p, int colour, int sq, uint8_t* mark, int8_t* kown,
                       uint8_t* supporters) noexcept nogil:
     """Prior of a tile that unites two kingdoms: by the seat's worst war margin (R-WAR-2, R-WAR-3).
@@ -144,13 +155,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 if not bb_test(&touching, sq):
                     scores[i] = 3               # touches nothing
                     continue
-                if known[sq] == 0:
-                    sq_root[sq] = single_kingdom_root(s, sq, mark, &nk, &touches)
-                    sq_touches[sq] = touches
-                    known[sq] = 1 + nk
-                root = sq_root[sq]
-                nk = known[sq] - 1
-                touches = sq_touches[sq]
+                root = square_kingdom(s, sq, mark, known, sq_root, sq_touches, &nk, &touches)
                 if nk >= 2:
                     if not counted:             # only a uniting tile needs them
                         count_by_kingdom(s, supporters)
@@ -172,13 +177,7 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
                 c = (a - A_LEADER) // NSQ
                 sq = (a - A_LEADER) % NSQ
                 t = temples_beside(s, sq)
-                if known[sq] == 0:
-                    sq_root[sq] = single_kingdom_root(s, sq, mark, &nk, &touches)
-                    sq_touches[sq] = touches
-                    known[sq] = 1 + nk
-                root = sq_root[sq]
-                nk = known[sq] - 1
-                touches = sq_touches[sq]
+                root = square_kingdom(s, sq, mark, known, sq_root, sq_touches, &nk, &touches)
                 if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
                     # R-REV-2: temples beside each leader; the attacker adds its reds
                     att = t + s.hand[p][RED] - temples_beside(s, s.leader_sq[kown[root][c]][c])

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from orphans import pids_left_after_sigkill
 from search.arena import run_match
 from search.backends import (BackendError, JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
                              start_ray)
@@ -116,34 +117,16 @@ def worker_pid(job):
     return os.getpid()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"     # a zombie has exited
-    except FileNotFoundError:
-        return False
-
-
-def test_pool_workers_exit_when_their_parent_is_killed(tmp_path):
+def test_pool_workers_exit_when_their_parent_is_killed():
     """A match killed outright (SIGKILL) leaves no idle pool worker behind."""
-    import subprocess
-    import sys
-    script = ("import os, signal\n"
-              "from search.backends import ProcessBackend\n"
-              "from test_backends import worker_pid\n"
-              "b = ProcessBackend(2)\n"
-              "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, range(6))})), flush=True)\n"
-              "os.kill(os.getpid(), signal.SIGKILL)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
-    # the first line only: an orphaned worker would hold the pipe open
-    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env) as proc:
-        pids = [int(x) for x in proc.stdout.readline().split()]
-        assert proc.wait(timeout=120) == -signal.SIGKILL
-    assert len(pids) == 2
-    deadline = time.monotonic() + 30
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(p) for p in pids)
+    pids, left = pids_left_after_sigkill(
+        "import os, signal\n"
+        "from search.backends import ProcessBackend\n"
+        "from test_backends import worker_pid\n"
+        "b = ProcessBackend(2)\n"
+        "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, range(6))})), flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")
+    assert len(pids) == 2 and left == []
 
 
 class NoWorkerStarts(ProcessBackend):

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 import engine
 from diagram import position
 from engine.record import GameRecorder
+from orphans import pids_left_after_sigkill
 from records import opening
 from search.agent import Limits, SearchError
 from search.review import MARKS, mark_for, record_decisions, review_record
@@ -150,39 +151,17 @@ def test_review_command_bad_input(tmp_path):
         assert res.stdout == "" or res.stdout.startswith("Usage") or res.stdout.startswith("Error"), res.stdout
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"     # a zombie has exited
-    except FileNotFoundError:
-        return False
-
-
 def test_review_processes_exit_when_their_parent_is_killed():
     """A review killed outright (SIGKILL) in the middle leaves none of its processes behind."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    here = os.path.dirname(os.path.abspath(__file__))
-    script = ("import glob, os, signal\n"
-              "from records import opening\n"
-              "from search.agent import Limits\n"
-              "from search.review import record_decisions, review_items\n"
-              "_, items = record_decisions(opening(12))\n"
-              "def progress(done, total):\n"
-              "    kids = [p for f in glob.glob('/proc/self/task/*/children') for p in open(f).read().split()]\n"
-              "    print(' '.join(kids), flush=True)\n"
-              "    os.kill(os.getpid(), signal.SIGKILL)\n"
-              "review_items(items, Limits(iterations=40), seed=1, jobs=2, progress=progress)\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
-    # the first line only: an orphaned process would hold the pipe open
-    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env) as proc:
-        pids = [int(x) for x in proc.stdout.readline().split()]
-        assert proc.wait(timeout=120) == -signal.SIGKILL
-    assert len(pids) >= 2           # the two review workers (and the executor's resource tracker)
-    deadline = time.monotonic() + 30
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(_alive(p) for p in pids)
+    pids, left = pids_left_after_sigkill(
+        "import glob, os, signal\n"
+        "from records import opening\n"
+        "from search.agent import Limits\n"
+        "from search.review import record_decisions, review_items\n"
+        "_, items = record_decisions(opening(12))\n"
+        "def progress(done, total):\n"
+        "    kids = [p for f in glob.glob('/proc/self/task/*/children') for p in open(f).read().split()]\n"
+        "    print(' '.join(kids), flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "review_items(items, Limits(iterations=40), seed=1, jobs=2, progress=progress)\n")
+    assert len(pids) >= 2 and left == []      # the two review workers (and the resource tracker)
