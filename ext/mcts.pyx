@@ -371,6 +371,10 @@ cdef class Tree:
             sig += (<uint64_t>(legal[i] + 1)) * 0x9E3779B97F4A7C15ULL
         return sig
 
+    cdef inline bint _looked_ahead(self, GameState* s, int actions) noexcept nogil:
+        """Return whether decisions here are the observer's own near the root, which the look-ahead orders."""
+        return s.to_act == self.observer and s.phase == PH_ACTION and actions <= self.lookahead_depth
+
     cdef bint _kept_order(self, GameState* s, int node, int actions, int32_t* out) noexcept nogil:
         """Use a node's look-ahead order without listing the decisions again, when they cannot have changed.
 
@@ -380,8 +384,7 @@ cdef class Tree:
         decisions are those the order holds, in every world.
         """
         cdef Node* nd = &self.nodes[node]
-        if (nd.prior_off < 0 or s.to_act != self.observer or s.phase != PH_ACTION
-                or actions > self.lookahead_depth
+        if (nd.prior_off < 0 or not self._looked_ahead(s, actions)
                 or memcmp(nd.prior_hand, s.hand[self.observer], 4) != 0):
             return False
         debug_assert(self._legal_as_cached(s, nd))
@@ -406,8 +409,7 @@ cdef class Tree:
         cdef Node* nd = &self.nodes[node]
         cdef uint64_t sig
         cdef float values[MAX_ACTIONS]
-        if (s.to_act != self.observer or s.phase != PH_ACTION or actions > self.lookahead_depth
-                or node == self.root or nd.visits < 1):
+        if not self._looked_ahead(s, actions) or node == self.root or nd.visits < 1:
             return False
         sig = self._signature(legal, n)
         if nd.prior_off >= 0:

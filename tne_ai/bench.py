@@ -107,8 +107,8 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     if params.rollout_rounds is None:
         reach = (f"of {params.rollout_depth} decisions with 2 players, to one round of actions past "
                  f"the root with 3 or 4")
-    if params.rollout_tail_after is None:
-        reach += ", passing the round's actions after the first with 4"
+        if params.rollout_tail_after is None:
+            reach += ", passing the round's actions after the first with 4"
     elif params.rollout_rounds:
         reach = f"to {params.rollout_rounds:g} round(s) of actions past the root"
     else:
