@@ -270,6 +270,7 @@ cdef int8_t MONUMENT_COLOURS[6][2]   # the two colours of monument m (action lay
 cdef uint64_t splitmix64(uint64_t* state) noexcept nogil
 cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noexcept nogil
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil
+cdef int gen_legal_touching(GameState* s, int32_t* out) noexcept nogil
 cdef void apply_unchecked(GameState* s, int action) noexcept nogil
 cdef int is_legal(GameState* s, int action) noexcept nogil
 cdef void uf_rebuild(GameState* s) noexcept nogil

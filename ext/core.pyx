@@ -472,6 +472,22 @@ cdef int exact_commitment(GameState* s) noexcept nogil:
 
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     """Write the legal decisions of the seat to act, ascending; return the count."""
+    return _gen(s, out, False)
+
+
+cdef int gen_legal_touching(GameState* s, int32_t* out) noexcept nogil:
+    """Write the action phase's tiles on squares that touch the board and leader placements, in gen_legal's order; return the count.
+
+    A subsequence of gen_legal (nothing outside the action phase): what the
+    rollout's prior can rank above a tile that touches nothing, so a rollout
+    need not list the rest when one of these ranks higher.
+    """
+    if s.phase != PH_ACTION:
+        return 0
+    return _gen(s, out, True)
+
+
+cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
     cdef BoardData* bd = &BOARDS[s.board_id]
     cdef int n = 0, p = s.to_act, c, sq, k, r, b, g, i, to_take
     cdef int cols[4]
@@ -482,7 +498,7 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     cdef int32_t base
     cdef uint8_t mark[NSQ]
     cdef int8_t nk[NSQ]
-    cdef BB occ, empty, adj, cands, targets, up_all, uniting
+    cdef BB occ, empty, adj, cands, targets, up_all, uniting, tile_squares
     if s.phase == PH_ACTION:
         occ = occupied(s)
         empty = bb_andnot(ALL_SQUARES, bb_or(occ, s.cats))
@@ -496,11 +512,12 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
             if nk[sq] > 2:
                 bb_set(&uniting, sq)
         # the open squares are listed once and shared by the colours in hand
-        cands = bb_andnot(bb_and(empty, bd.land), uniting)
+        tile_squares = adj if touching_only else empty
+        cands = bb_andnot(bb_and(tile_squares, bd.land), uniting)
         while bb_any(cands):
             open_land[n_land] = bb_pop(&cands)
             n_land += 1
-        cands = bb_andnot(bb_and(empty, bd.river), uniting)
+        cands = bb_andnot(bb_and(tile_squares, bd.river), uniting)
         while bb_any(cands):
             open_river[n_river] = bb_pop(&cands)
             n_river += 1
@@ -527,6 +544,8 @@ cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
                         n += 1
             else:
                 leader_targets(s, p, c, targets, adj, nk, out, &n)
+        if touching_only:
+            return n
         for c in range(4):
             if s.leader_sq[p][c] >= 0:
                 out[n] = A_WITHDRAW + c

@@ -29,7 +29,7 @@ from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_N
                       PH_ACTION, PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK,
                       PH_WAR_DEFEND, PH_WONDER_POINT, RED, apply_unchecked, bb_and, bb_andnot,
                       bb_any, bb_count, bb_empty, bb_neighbours, bb_or, bb_pop, bb_set, bb_test,
-                      commit_colour, count_by_kingdom, exact_commitment, gen_legal, hand_size,
+                      commit_colour, count_by_kingdom, exact_commitment, gen_legal, gen_legal_touching, hand_size,
                       is_occupied, kingdom_roots, mark_kingdoms, occupied, splitmix64,
                       temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState)
 
@@ -504,25 +504,71 @@ cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float ep
     cdef int32_t buf[MAX_ACTIONS]
     cdef int8_t sc[MAX_ACTIONS]
     cdef int32_t top[MAX_ACTIONS]
-    cdef int n, i, m, played = 0, best
+    cdef int n, m, played = 0
+    cdef bint listed
     while s.phase != PH_OVER and played < max_decisions:
-        n = gen_legal(s, buf)
-        if n == 1 or (splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0) < epsilon:
+        # In the action phase list first only what can rank above a tile that
+        # touches nothing (3; withdrawals, catastrophes, swaps and the pass
+        # rank lower): when one of those ranks 4 or more the best are among
+        # them, in gen_legal's order, and the hundreds of others are never
+        # listed. The random draws are those of the full list's play, and
+        # the pass makes that list longer than one.
+        n = gen_legal_touching(s, buf)
+        listed = n == 0                 # not the action phase, or nothing touches: the full list
+        if listed:
+            n = gen_legal(s, buf)
+        if (listed and n == 1) or (splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0) < epsilon:
+            if not listed:
+                n = gen_legal(s, buf)
             apply_unchecked(s, buf[splitmix64(rng) % <uint64_t>n])
         else:
-            score_actions(s, buf, n, sc)
-            best = -1
-            m = 0
-            for i in range(n):
-                if sc[i] > best:
-                    best = sc[i]
-                    m = 0
-                if sc[i] == best:
-                    top[m] = buf[i]
-                    m += 1
+            m = _greedy_best(s, buf, n, listed, sc, top)
             apply_unchecked(s, top[splitmix64(rng) % <uint64_t>m])
         played += 1
     return played
+
+
+cdef inline int _greedy_best(GameState* s, int32_t* buf, int n, bint listed, int8_t* sc,
+                             int32_t* top) noexcept nogil:
+    """Write the best-scored decisions to top in gen_legal's order; return their count.
+
+    buf holds gen_legal's list (listed) or gen_legal_touching's, which holds
+    the best when one of them ranks above a tile that touches nothing.
+    """
+    cdef int m
+    if _best_scored(s, buf, n, sc, top, &m) < 4 and not listed:
+        n = gen_legal(s, buf)
+        _best_scored(s, buf, n, sc, top, &m)
+    return m
+
+
+cdef inline int _best_scored(GameState* s, int32_t* actions, int n, int8_t* sc, int32_t* top,
+                             int* m) noexcept nogil:
+    """Write the best-scored of n decisions to top, in their order, and their count to m; return the best score."""
+    cdef int i, best = -1
+    score_actions(s, actions, n, sc)
+    m[0] = 0
+    for i in range(n):
+        if sc[i] > best:
+            best = sc[i]
+            m[0] = 0
+        if sc[i] == best:
+            top[m[0]] = actions[i]
+            m[0] += 1
+    return best
+
+
+def _greedy_choices(CoreState st):
+    """Return the best-scored decisions as a rollout finds them, in gen_legal's order (test hook)."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int32_t top[MAX_ACTIONS]
+    cdef int n = gen_legal_touching(&st.s, buf), m, i
+    cdef bint listed = n == 0
+    if listed:
+        n = gen_legal(&st.s, buf)
+    m = _greedy_best(&st.s, buf, n, listed, sc, top)
+    return [top[i] for i in range(m)]
 
 
 def _score_actions(CoreState st):

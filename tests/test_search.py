@@ -533,3 +533,20 @@ def test_cheap_prior_stays_in_its_sixteen_buckets():
             seen.update(priors)
             s.apply(rng.choice(s.legal_actions()))
     assert min(seen) >= 0 and max(seen) <= 15
+
+
+def test_rollouts_find_the_best_priors_without_listing_every_decision():
+    """A rollout scores the tiles that touch the board and the leaders first; its best are the full list's, in order."""
+    from ext import heuristics
+    action_phase_best = 0
+    for game in range(30):
+        variants = (("buildings", "wonder"), ("english",), ())[game % 3]
+        s = engine.new_game(2 + game % 3, game, variants=variants)
+        rng = random.Random(game)
+        while not s.is_terminal():
+            priors = heuristics._score_actions(s)
+            best = max(priors.values())
+            assert heuristics._greedy_choices(s) == [a for a, v in priors.items() if v == best]
+            action_phase_best += s.phase == "action" and best >= 4
+            s.apply(rng.choice(s.legal_actions()))
+    assert action_phase_best > 1000       # the short list served these
