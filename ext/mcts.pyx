@@ -18,7 +18,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
                        MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
-                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal,
+                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal, gen_legal_touching,
                        apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.heuristics cimport (EvalParams, score_actions, evaluate, greedy_playout, eval_params_from,
                              fix_needs)
@@ -448,17 +448,45 @@ cdef class Tree:
     cdef void _order(self, GameState* s, int32_t* legal, int n, int node, int actions, int32_t* out) noexcept nogil:
         """Write the legal decisions best first: by the look-ahead near the root, else by the cheap prior (ties rotated per node)."""
         cdef int8_t sc[MAX_ACTIONS]
+        if self._cached_order(s, legal, n, node, actions, out):
+            return
+        score_actions(s, legal, n, sc)
+        self._place(legal, sc, n, node, 0, out)
+
+    cdef int _order_best(self, GameState* s, int node, int widen, int32_t* out) noexcept nogil:
+        """Write the decisions the cheap prior ranks 4 or more, as _order would, from the short list; return how many, or -1 if fewer than widen.
+
+        The rest of the legal list (tiles that touch nothing, withdrawals,
+        catastrophes, swaps, the pass) ranks 3 or less, so when the node
+        considers no more than these the full list is not needed.
+        """
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int8_t sc[MAX_ACTIONS]
+        cdef int n = gen_legal_touching(s, legal)
+        if n < widen:
+            return -1
+        score_actions(s, legal, n, sc)
+        n = self._place(legal, sc, n, node, 4, out)
+        return n if n >= widen else -1
+
+    cdef bint _best_as_listed(self, GameState* s, int node, int actions, int widen, int32_t* best) noexcept nogil:
+        """Return whether _order_best's first widen decisions are _order's on the full list (debug check)."""
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int32_t order[MAX_ACTIONS]
+        cdef int n = gen_legal(s, legal)
+        self._order(s, legal, n, node, actions, order)
+        return n >= widen and memcmp(order, best, widen * sizeof(int32_t)) == 0
+
+    cdef int _place(self, int32_t* legal, int8_t* sc, int n, int node, int lowest, int32_t* out) noexcept nogil:
+        """Write the decisions scored lowest or more in buckets, best first, ties rotated per node; return how many."""
         cdef int count[16]
         cdef int start[16]
         cdef int placed[16]
         cdef int i, b, k = 0, off
-        if self._cached_order(s, legal, n, node, actions, out):
-            return
-        score_actions(s, legal, n, sc)
         memset(count, 0, sizeof(count))
         for i in range(n):
             count[sc[i]] += 1
-        for b in range(15, -1, -1):
+        for b in range(15, lowest - 1, -1):
             start[b] = k
             k += count[b]
         # within a bucket, start at a per-node offset so that ties are not
@@ -469,10 +497,13 @@ cdef class Tree:
             placed[b] = off % count[b] if count[b] > 0 else 0
         for i in range(n):
             b = sc[i]
+            if b < lowest:
+                continue
             out[start[b] + placed[b]] = legal[i]
             placed[b] += 1
             if placed[b] == count[b]:
                 placed[b] = 0
+        return k
 
     cdef inline void _rollout(self, GameState* det, int decisions) noexcept nogil:
         """Play up to `decisions` decisions by the rollout policy."""
@@ -502,6 +533,10 @@ cdef class Tree:
         path[0] = node
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             actor = det.to_act
+            allowed = <int>(self.params.widen_base + self.params.widen_coef
+                            * pow(self.nodes[node].visits, self.params.widen_exponent))
+            if allowed < 1:
+                allowed = 1
             if node == self.root and self.root_n > 0 and actor == self.observer:
                 # the observer's decisions at the root are the same in every world:
                 # the look-ahead's order is the list
@@ -510,12 +545,12 @@ cdef class Tree:
             elif self._kept_order(&det, node, actions, order):
                 n = self.nodes[node].prior_n
             else:
-                n = gen_legal(&det, legal)
-                self._order(&det, legal, n, node, actions, order)
-            allowed = <int>(self.params.widen_base + self.params.widen_coef
-                            * pow(self.nodes[node].visits, self.params.widen_exponent))
-            if allowed < 1:
-                allowed = 1
+                # the cheap prior's best suffice where the look-ahead does not order
+                n = -1 if self._looked_ahead(&det, actions) else self._order_best(&det, node, allowed, order)
+                debug_assert(n < 0 or self._best_as_listed(&det, node, actions, allowed, order))
+                if n < 0:
+                    n = gen_legal(&det, legal)
+                    self._order(&det, legal, n, node, actions, order)
             if allowed > n:
                 allowed = n
             untried = -1
