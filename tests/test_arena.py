@@ -1,6 +1,7 @@
 """The arena (search/arena.py): observations only, forfeits, seat rotation, statistics, determinism."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -371,6 +372,23 @@ def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, ca
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("agent", "ismcts-quick", "greedy "))]
     end = rows[0].index("seats") + len("seats")         # the seats column ends under its heading
     assert len(rows) == 3 and all(ln[end - 1] == "2" and ln[end] == " " for ln in rows[1:])
+
+
+@pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
+def test_the_kept_records_of_the_4_player_params_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
+    """docs/records keeps the 4-player games against three greedy of docs/params/4p-against-greedy.json: read back, the same shares."""
+    import tarfile
+    with tarfile.open(os.path.join(ROOT, "docs", "records", "4p-vs-greedy-tail3-widen05.tar.xz")) as tar:
+        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    monkeypatch.chdir(tmp_path / "4p-vs-greedy-tail3-widen05")
+    with open("w05t3.json") as kept, open(os.path.join(ROOT, "docs", "params", "4p-against-greedy.json")) as shipped:
+        assert json.load(kept)["params"] == json.load(shipped)["params"]
+    assert arena.main(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
+                       "--iterations", "1000", "--games", "400", "--seed", str(seed), "--jobs", "2",
+                       "--record-dir", f"seed{seed}", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"400 games, 4 players, standard board, seed {seed}, lineup ismcts-w05t3 greedy")
+    assert f"ismcts-w05t3    400      {share}" in out
 
 
 def test_the_kept_records_of_the_4_player_weights_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
