@@ -362,9 +362,11 @@ class MatchResult:
         for st in self.stats.values():
             lo, hi = st.win_interval
             colours = "/".join(f"{c:.1f}" for c in st.mean_colours)
+            # games read back with --resume carry no timing: none timed shows as -
+            ms = f"{st.ms_per_decision:.1f}" if st.choices else "-"
             out.append(f"{st.name:<{w}}{st.games:>6}{st.win_share:>11.3f}{f'[{lo:.3f}, {hi:.3f}]':>17}"
                        f"{st.mean_rank:>11.2f}{st.mean_score:>7.1f}{colours:>21}{st.forfeits:>10}"
-                       f"{st.ms_per_decision:>9.1f}")
+                       f"{ms:>9}")
         if len(self.stats) == 2:
             a, b = list(self.stats)
             share, _ = self.pair_score(a, b)

@@ -225,6 +225,9 @@ def test_a_resume_reads_forfeits_back(tmp_path):
     again = run_match(facs, games=2, players=2, seed=1, record_dir=str(tmp_path), resume=True)
     assert all(g.resumed for g in again.games) and _outcomes(again) == _outcomes(whole)
     assert again.stats["raiser"].forfeits == 2
+    # nothing was timed in the resumed run: no ms/dec rather than 0.0
+    assert [line.split()[-1] for line in again.table().splitlines()[2:4]] == ["-", "-"]
+    assert [line.split()[-1] for line in whole.table().splitlines()[2:4]] != ["-", "-"]
 
 
 def test_a_resume_refuses_records_of_another_match(tmp_path):
