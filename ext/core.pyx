@@ -494,7 +494,8 @@ cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
     cdef int cand[NSQ]
     cdef int open_land[NSQ]
     cdef int open_river[NSQ]
-    cdef int n_land = 0, n_river = 0
+    cdef int n_land = 0, n_river = 0, n_free
+    cdef int free_sq[NSQ]
     cdef int32_t base
     cdef uint8_t mark[NSQ]
     cdef int8_t nk[NSQ]
@@ -534,14 +535,22 @@ cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
                     out[n + i] = base + open_land[i]
                 n += n_land
         targets = bb_and(bb_and(empty, bd.land), bb_neighbours(s.up[RED]))
+        # a leader from the hand may take the same squares in every colour: listed once
+        n_free = -1
         for c in range(4):
             if s.leader_sq[p][c] < 0:
-                cands = targets
-                while bb_any(cands):
-                    sq = bb_pop(&cands)
-                    if not bb_test(&adj, sq) or nk[sq] <= 1:
-                        out[n] = A_LEADER + c * NSQ + sq
-                        n += 1
+                if n_free < 0:
+                    n_free = 0
+                    cands = targets
+                    while bb_any(cands):
+                        sq = bb_pop(&cands)
+                        if not bb_test(&adj, sq) or nk[sq] <= 1:
+                            free_sq[n_free] = sq
+                            n_free += 1
+                base = A_LEADER + c * NSQ
+                for i in range(n_free):
+                    out[n + i] = base + free_sq[i]
+                n += n_free
             else:
                 leader_targets(s, p, c, targets, adj, nk, out, &n)
         if touching_only:

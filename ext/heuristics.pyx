@@ -138,9 +138,12 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
     cdef uint8_t known[NSQ]
     cdef int16_t sq_root[NSQ]
     cdef bint sq_touches[NSQ]
+    # and the temples beside it, counted once for its four leader colours (-1: not yet)
+    cdef int8_t sq_temples[NSQ]
     if s.phase == PH_ACTION:
         touching = bb_neighbours(occupied(s))
         memset(known, 0, sizeof(known))
+        memset(sq_temples, -1, sizeof(sq_temples))
         mark_kingdoms(s, mark)
         memset(kown, -1, sizeof(kown))
         ls = s.leaders
@@ -176,7 +179,9 @@ cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) n
             elif a < A_WITHDRAW:
                 c = (a - A_LEADER) // NSQ
                 sq = (a - A_LEADER) % NSQ
-                t = temples_beside(s, sq)
+                t = sq_temples[sq]
+                if t < 0:
+                    t = sq_temples[sq] = temples_beside(s, sq)
                 root = square_kingdom(s, sq, mark, known, sq_root, sq_touches, &nk, &touches)
                 if nk == 1 and kown[root][c] >= 0 and kown[root][c] != p:
                     # R-REV-2: temples beside each leader; the attacker adds its reds

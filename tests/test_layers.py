@@ -71,3 +71,16 @@ def test_module_names_say_what_they_hold():
         names = {p.stem for p in (root / package).glob("*.py*") if p.suffix in (".py", ".pyx")} - {"__init__", "__main__"}
         assert not [n for n in names if n + "s" in names], f"{package}: singular and plural modules"
         assert not names & VAGUE_MODULE_NAMES, f"{package}: {sorted(names & VAGUE_MODULE_NAMES)}"
+
+
+def test_debug_asserts_are_single_calls_that_release_builds_skip():
+    """A debug_assert's argument is one call: Cython computes any other expression into a temporary first, which NDEBUG does not remove."""
+    import re
+    from pathlib import Path
+    import ext.core
+    ext_dir = Path(ext.core.__file__).parent
+    asserts = [line.strip() for f in sorted(ext_dir.glob("*.pyx")) for line in f.read_text().splitlines()
+               if "debug_assert(" in line and "cdef" not in line and not line.strip().startswith("#")]
+    assert len(asserts) >= 2
+    single_call = re.compile(r"debug_assert\((self\.)?\w+\([^()]*\)\)")
+    assert [a for a in asserts if not single_call.fullmatch(a)] == []
