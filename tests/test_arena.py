@@ -1,7 +1,6 @@
 """The arena (search/arena.py): observations only, forfeits, seat rotation, statistics, determinism."""
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -377,21 +376,42 @@ def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, ca
     assert len(rows) == 3 and all(ln[end - 1] == "2" and ln[end] == " " for ln in rows[1:])
 
 
-@pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
-def test_the_kept_records_of_the_4_player_params_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
-    """docs/records keeps the 4-player games against three greedy of docs/params/4p-against-greedy.json: read back, the same shares."""
+def _unpack_records(tmp_path, name):
     import tarfile
-    with tarfile.open(os.path.join(ROOT, "docs", "records", "4p-vs-greedy-tail3-widen05.tar.xz")) as tar:
+    with tarfile.open(os.path.join(ROOT, "docs", "records", name + ".tar.xz")) as tar:
         tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    monkeypatch.chdir(tmp_path / "4p-vs-greedy-tail3-widen05")
-    with open("w05t3.json") as kept, open(os.path.join(ROOT, "docs", "params", "4p-against-greedy.json")) as shipped:
-        assert json.load(kept)["params"] == json.load(shipped)["params"]
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
+def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
+    """docs/records keeps the 4-player games against three greedy of the tail after 3 and half the widening (now the defaults): the same shares."""
+    from search.params import SearchParams
+    monkeypatch.chdir(_unpack_records(tmp_path, "4p-vs-greedy-tail3-widen05"))
+    assert SearchParams.load("w05t3.json").resolved(4) == SearchParams().resolved(4)
     assert arena.main(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
                        "--iterations", "1000", "--games", "400", "--seed", str(seed), "--jobs", "2",
                        "--record-dir", f"seed{seed}", "--resume", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"400 games, 4 players, standard board, seed {seed}, lineup ismcts-w05t3 greedy")
     assert f"ismcts-w05t3    400      {share}" in out
+
+
+def test_the_kept_records_of_the_4_player_tail_and_widening_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
+    """docs/records keeps the SPRT that made the tail after 3 and half the widening 4-player defaults: read back, H1 again."""
+    from search import params
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-4p-tail3-widen05-seed3800"))
+    # the baseline was the defaults of the time, which match.json holds resolved
+    monkeypatch.setattr(params, "DEFAULT_TAIL_AFTER", {2: -1, 3: -1, 4: 1})
+    monkeypatch.setattr(params, "DEFAULT_WIDEN_COEF", {2: 1.0, 3: 1.0, 4: 1.0})
+    assert arena.main(["--a", "ismcts:w05t3.json", "--b", "ismcts", "--players", "4", "--lineup", "a,b,a,b",
+                       "--iterations", "1000", "--games", "4000", "--seed", "3800", "--jobs", "2",
+                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05", "--record-dir", "records",
+                       "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("876 games, 4 players, standard board, seed 3800, lineup ismcts-w05t3 ismcts")
+    assert "(pairwise score share 0.528)" in out
+    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 219 deals" in out
 
 
 def test_the_kept_records_of_the_4_player_weights_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):

@@ -53,14 +53,6 @@ def test_a_params_file_may_name_some_fields_only():
     assert isinstance(p.leader, float)
 
 
-def test_the_4_player_params_against_greedy_name_the_tail_and_the_widening_only():
-    """docs/params/4p-against-greedy.json (docs/strength.md) changes the rollout tail and the widening, nothing else."""
-    from pathlib import Path
-    path = Path(__file__).resolve().parent.parent / "docs" / "params" / "4p-against-greedy.json"
-    assert SearchParams.load(str(path)) == SearchParams(rollout_tail_after=3, widen_coef=0.5)
-    assert SearchParams.load(str(path)).resolved(4) != SearchParams().resolved(4)
-
-
 def test_weights_left_null_are_the_defaults_for_the_player_count():
     from search.params import DEFAULT_WEIGHTS, WEIGHT_FIELDS
     p = params_from_json(params_doc({"leader": None, "tau": 4.0}))

@@ -34,7 +34,7 @@ import click
 import engine
 from search.agent import Limits
 from search.ismcts import ISMCTS
-from search.params import SearchParams
+from search.params import DEFAULT_TAIL_AFTER, DEFAULT_WIDEN_COEF, SearchParams
 from tne_ai import __version__
 from tne_ai.inputs import variants_option
 
@@ -108,12 +108,18 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
         reach = (f"of {params.rollout_depth} decisions with 2 players, to one round of actions past "
                  f"the root with 3 or 4")
         if params.rollout_tail_after is None:
-            reach += ", passing the round's actions after the first with 4"
+            reach += (f", passing the round's actions after the first {DEFAULT_TAIL_AFTER[4]} "
+                      f"with 4")
     elif params.rollout_rounds:
         reach = f"to {params.rollout_rounds:g} round(s) of actions past the root"
     else:
         reach = f"of {params.rollout_depth} decisions"
-    echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {params.rollout_policy} "
+    if params.widen_coef is None:
+        widening = (f"widening {params.widen_base:g} + {DEFAULT_WIDEN_COEF[2]:g}·visits^{params.widen_exponent:g}, "
+                    f"{params.widen_base:g} + {DEFAULT_WIDEN_COEF[4]:g}·visits^{params.widen_exponent:g} with 4")
+    else:
+        widening = f"widening {params.widen_base:g} + {params.widen_coef:g}·visits^{params.widen_exponent:g}"
+    echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {widening}, {params.rollout_policy} "
          f"rollouts {reach}, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
          f"{', evaluation centred on the root' if params.eval_centre else ''}"
