@@ -397,34 +397,34 @@ def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_
     assert f"ismcts-w05t3    400      {share}" in out
 
 
-def test_the_kept_records_of_the_4_player_tail_and_widening_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
-    """docs/records keeps the SPRT that made the tail after 3 and half the widening 4-player defaults: read back, H1 again."""
+KEPT_SPRTS = [
+    # the 4-player fit (docs/strength.md, sixth session): both sides from params files
+    ("sprt-4p-texel4p-seed3500", ["ismcts:texel4p.json", "ismcts:old.json", "300", "6000", "3500"], None,
+     "1312 games, 4 players, standard board, seed 3500, lineup ismcts-texel4p ismcts-old", "0.522",
+     "LLR 2.99 [-2.94, 2.94], H1 accepted after 328 deals"),
+    # the tail after 3 and half the widening (eighth session): the baseline was the defaults of the
+    # time, which match.json holds resolved, so they are set back for the read-back
+    ("sprt-4p-tail3-widen05-seed3800", ["ismcts:w05t3.json", "ismcts", "1000", "4000", "3800"],
+     ({2: -1, 3: -1, 4: 1}, {2: 1.0, 3: 1.0, 4: 1.0}),
+     "876 games, 4 players, standard board, seed 3800, lineup ismcts-w05t3 ismcts", "0.528",
+     "LLR 2.95 [-2.94, 2.94], H1 accepted after 219 deals"),
+]
+
+
+@pytest.mark.parametrize("name, args, old_defaults, head, share, decision", KEPT_SPRTS)
+def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkeypatch, capsys, name, args,
+                                                              old_defaults, head, share, decision):
+    """docs/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-4p-tail3-widen05-seed3800"))
-    # the baseline was the defaults of the time, which match.json holds resolved
-    monkeypatch.setattr(params, "DEFAULT_TAIL_AFTER", {2: -1, 3: -1, 4: 1})
-    monkeypatch.setattr(params, "DEFAULT_WIDEN_COEF", {2: 1.0, 3: 1.0, 4: 1.0})
-    assert arena.main(["--a", "ismcts:w05t3.json", "--b", "ismcts", "--players", "4", "--lineup", "a,b,a,b",
-                       "--iterations", "1000", "--games", "4000", "--seed", "3800", "--jobs", "2",
-                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05", "--record-dir", "records",
-                       "--resume", "--quiet"]) == 0
+    monkeypatch.chdir(_unpack_records(tmp_path, name))
+    if old_defaults:
+        monkeypatch.setattr(params, "DEFAULT_TAIL_AFTER", old_defaults[0])
+        monkeypatch.setattr(params, "DEFAULT_WIDEN_COEF", old_defaults[1])
+    a, b, iterations, games, seed = args
+    assert arena.main(["--a", a, "--b", b, "--players", "4", "--lineup", "a,b,a,b", "--iterations", iterations,
+                       "--games", games, "--seed", seed, "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("876 games, 4 players, standard board, seed 3800, lineup ismcts-w05t3 ismcts")
-    assert "(pairwise score share 0.528)" in out
-    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 219 deals" in out
-
-
-def test_the_kept_records_of_the_4_player_weights_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
-    """docs/records keeps the games of the SPRT that made the 4-player fit a default (docs/strength.md): read back, they decide as they did."""
-    import tarfile
-    with tarfile.open(os.path.join(ROOT, "docs", "records", "sprt-4p-texel4p-seed3500.tar.xz")) as tar:
-        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    monkeypatch.chdir(tmp_path / "sprt-4p-texel4p-seed3500")
-    assert arena.main(["--a", "ismcts:texel4p.json", "--b", "ismcts:old.json", "--players", "4",
-                       "--lineup", "a,b,a,b", "--iterations", "300", "--games", "6000", "--seed", "3500",
-                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05", "--record-dir", "records",
-                       "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("1312 games, 4 players, standard board, seed 3500, lineup ismcts-texel4p ismcts-old")
-    assert "(pairwise score share 0.522)" in out
-    assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 328 deals" in out
+    assert out.startswith(head)
+    assert f"(pairwise score share {share})" in out
+    assert decision in out
