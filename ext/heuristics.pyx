@@ -518,10 +518,7 @@ cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float ep
         # them, in gen_legal's order, and the hundreds of others are never
         # listed. The random draws are those of the full list's play, and
         # the pass makes that list longer than one.
-        n = gen_legal_touching(s, buf)
-        listed = n == 0                 # not the action phase, or nothing touches: the full list
-        if listed:
-            n = gen_legal(s, buf)
+        n = _short_list(s, buf, &listed)
         if (listed and n == 1) or (splitmix64(rng) >> 11) * (1.0 / 9007199254740992.0) < epsilon:
             if not listed:
                 n = gen_legal(s, buf)
@@ -531,6 +528,15 @@ cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float ep
             apply_unchecked(s, top[splitmix64(rng) % <uint64_t>m])
         played += 1
     return played
+
+
+cdef inline int _short_list(GameState* s, int32_t* buf, bint* listed) noexcept nogil:
+    """Write gen_legal_touching's list, or gen_legal's where that is empty (listed set); return the count."""
+    cdef int n = gen_legal_touching(s, buf)
+    listed[0] = n == 0                  # not the action phase, or nothing touches: the full list
+    if listed[0]:
+        n = gen_legal(s, buf)
+    return n
 
 
 cdef inline int _greedy_best(GameState* s, int32_t* buf, int n, bint listed, int8_t* sc,
@@ -568,10 +574,8 @@ def _greedy_choices(CoreState st):
     cdef int32_t buf[MAX_ACTIONS]
     cdef int8_t sc[MAX_ACTIONS]
     cdef int32_t top[MAX_ACTIONS]
-    cdef int n = gen_legal_touching(&st.s, buf), m, i
-    cdef bint listed = n == 0
-    if listed:
-        n = gen_legal(&st.s, buf)
+    cdef bint listed
+    cdef int n = _short_list(&st.s, buf, &listed), m, i
     m = _greedy_best(&st.s, buf, n, listed, sc, top)
     return [top[i] for i in range(m)]
 
