@@ -270,7 +270,11 @@ cdef int8_t MONUMENT_COLOURS[6][2]   # the two colours of monument m (action lay
 cdef uint64_t splitmix64(uint64_t* state) noexcept nogil
 cdef void setup_game(GameState* s, int players, int board_id, uint64_t seed) noexcept nogil
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil
-cdef int gen_legal_touching(GameState* s, int32_t* out) noexcept nogil
+cdef enum:
+    # what gen_legal_touching lists
+    GEN_PLACEMENTS = 1      # tiles on squares that touch the board, leaders from the hand
+    GEN_MOVES = 2           # leaders already on the board, moved
+cdef int gen_legal_touching(GameState* s, int32_t* out, int parts) noexcept nogil
 cdef void apply_unchecked(GameState* s, int action) noexcept nogil
 cdef int is_legal(GameState* s, int action) noexcept nogil
 cdef void uf_rebuild(GameState* s) noexcept nogil
@@ -281,6 +285,11 @@ cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
 cdef int exact_commitment(GameState* s) noexcept nogil
 cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil
 cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil
+
+cdef extern from "<assert.h>":
+    # checked in the debug build only (NDEBUG in release): the argument is not evaluated there,
+    # provided it is one call (Cython computes any other expression into a temporary first)
+    void debug_assert "assert"(bint) nogil
 
 cdef class CoreState:
     cdef GameState s
@@ -306,6 +315,10 @@ cdef inline int uf_find(GameState* s, int sq) noexcept nogil:
 cdef inline int commit_colour(GameState* s) noexcept nogil:
     """Revolts are fought with temples (R-REV-3), wars with the war's colour."""
     return RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+
+cdef inline bint has_leader_on_board(GameState* s, int p) noexcept nogil:
+    return (s.leader_sq[p][0] >= 0 or s.leader_sq[p][1] >= 0 or s.leader_sq[p][2] >= 0
+            or s.leader_sq[p][3] >= 0)
 
 cdef inline int hand_size(GameState* s, int p) noexcept nogil:
     return s.hand[p][0] + s.hand[p][1] + s.hand[p][2] + s.hand[p][3]

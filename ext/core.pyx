@@ -472,22 +472,25 @@ cdef int exact_commitment(GameState* s) noexcept nogil:
 
 cdef int gen_legal(GameState* s, int32_t* out) noexcept nogil:
     """Write the legal decisions of the seat to act, ascending; return the count."""
-    return _gen(s, out, False)
+    return _gen(s, out, False, GEN_PLACEMENTS | GEN_MOVES)
 
 
-cdef int gen_legal_touching(GameState* s, int32_t* out) noexcept nogil:
+cdef int gen_legal_touching(GameState* s, int32_t* out, int parts) noexcept nogil:
     """Write the action phase's tiles on squares that touch the board and leader placements, in gen_legal's order; return the count.
 
     A subsequence of gen_legal (nothing outside the action phase): what the
     rollout's prior can rank above a tile that touches nothing, so a rollout
-    need not list the rest when one of these ranks higher.
+    need not list the rest when one of these ranks higher. `parts` says
+    which: GEN_PLACEMENTS (the tiles and the leaders from the hand),
+    GEN_MOVES (the leaders already on the board, whose targets cost the
+    most to list), or both.
     """
     if s.phase != PH_ACTION:
         return 0
-    return _gen(s, out, True)
+    return _gen(s, out, True, parts)
 
 
-cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
+cdef int _gen(GameState* s, int32_t* out, bint touching_only, int parts) noexcept nogil:
     cdef BoardData* bd = &BOARDS[s.board_id]
     cdef int n = 0, p = s.to_act, c, sq, k, r, b, g, i, to_take
     cdef int cols[4]
@@ -512,33 +515,36 @@ cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
             nk[sq] = kingdoms_around(s, sq, mark)
             if nk[sq] > 2:
                 bb_set(&uniting, sq)
-        # the open squares are listed once and shared by the colours in hand
-        tile_squares = adj if touching_only else empty
-        cands = bb_andnot(bb_and(tile_squares, bd.land), uniting)
-        while bb_any(cands):
-            open_land[n_land] = bb_pop(&cands)
-            n_land += 1
-        cands = bb_andnot(bb_and(tile_squares, bd.river), uniting)
-        while bb_any(cands):
-            open_river[n_river] = bb_pop(&cands)
-            n_river += 1
-        for c in range(4):
-            if s.hand[p][c] == 0:
-                continue
-            base = A_TILE + c * NSQ
-            if c == BLUE:
-                for i in range(n_river):
-                    out[n + i] = base + open_river[i]
-                n += n_river
-            else:
-                for i in range(n_land):
-                    out[n + i] = base + open_land[i]
-                n += n_land
+        if parts & GEN_PLACEMENTS:
+            # the open squares are listed once and shared by the colours in hand
+            tile_squares = adj if touching_only else empty
+            cands = bb_andnot(bb_and(tile_squares, bd.land), uniting)
+            while bb_any(cands):
+                open_land[n_land] = bb_pop(&cands)
+                n_land += 1
+            cands = bb_andnot(bb_and(tile_squares, bd.river), uniting)
+            while bb_any(cands):
+                open_river[n_river] = bb_pop(&cands)
+                n_river += 1
+            for c in range(4):
+                if s.hand[p][c] == 0:
+                    continue
+                base = A_TILE + c * NSQ
+                if c == BLUE:
+                    for i in range(n_river):
+                        out[n + i] = base + open_river[i]
+                    n += n_river
+                else:
+                    for i in range(n_land):
+                        out[n + i] = base + open_land[i]
+                    n += n_land
         targets = bb_and(bb_and(empty, bd.land), bb_neighbours(s.up[RED]))
         # a leader from the hand may take the same squares in every colour: listed once
         n_free = -1
         for c in range(4):
             if s.leader_sq[p][c] < 0:
+                if not (parts & GEN_PLACEMENTS):
+                    continue
                 if n_free < 0:
                     n_free = 0
                     cands = targets
@@ -551,7 +557,7 @@ cdef int _gen(GameState* s, int32_t* out, bint touching_only) noexcept nogil:
                 for i in range(n_free):
                     out[n + i] = base + free_sq[i]
                 n += n_free
-            else:
+            elif parts & GEN_MOVES:
                 leader_targets(s, p, c, targets, adj, nk, out, &n)
         if touching_only:
             return n

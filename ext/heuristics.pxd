@@ -5,6 +5,9 @@ from ext.core cimport GameState
 
 cdef enum:
     CONCAVE_TABLE = 64      # colour totals whose tau*(1-exp(-x/tau)) eval_params_from tables
+    # the most score_actions gives to moving a leader already on the board:
+    # a sure revolt (12) less what the move gives up (3)
+    MOVE_PRIOR_MAX = 9
 
 ctypedef struct EvalParams:
     # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
@@ -50,6 +53,7 @@ ctypedef struct EvalParams:
     double concave[CONCAVE_TABLE]
 
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
+cdef int merge_scored(int32_t* a, int8_t* a_sc, int na, int32_t* b, int8_t* b_sc, int nb) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil
 cdef EvalParams eval_params_from(weights)
 cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil

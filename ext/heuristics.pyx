@@ -29,7 +29,8 @@ from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_N
                       PH_ACTION, PH_OVER, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_ATTACK,
                       PH_WAR_DEFEND, PH_WONDER_POINT, RED, apply_unchecked, bb_and, bb_andnot,
                       bb_any, bb_count, bb_empty, bb_neighbours, bb_or, bb_pop, bb_set, bb_test,
-                      commit_colour, count_by_kingdom, exact_commitment, gen_legal, gen_legal_touching, hand_size,
+                      commit_colour, count_by_kingdom, exact_commitment, gen_legal, gen_legal_touching, GEN_MOVES,
+                      GEN_PLACEMENTS, debug_assert, hand_size, has_leader_on_board,
                       is_occupied, kingdom_roots, mark_kingdoms, occupied, splitmix64,
                       temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState)
 
@@ -531,8 +532,8 @@ cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float ep
 
 
 cdef inline int _short_list(GameState* s, int32_t* buf, bint* listed) noexcept nogil:
-    """Write gen_legal_touching's list, or gen_legal's where that is empty (listed set); return the count."""
-    cdef int n = gen_legal_touching(s, buf)
+    """Write gen_legal_touching's placements, or gen_legal's list where there are none (listed set); return the count."""
+    cdef int n = gen_legal_touching(s, buf, GEN_PLACEMENTS)
     listed[0] = n == 0                  # not the action phase, or nothing touches: the full list
     if listed[0]:
         n = gen_legal(s, buf)
@@ -543,14 +544,67 @@ cdef inline int _greedy_best(GameState* s, int32_t* buf, int n, bint listed, int
                              int32_t* top) noexcept nogil:
     """Write the best-scored decisions to top in gen_legal's order; return their count.
 
-    buf holds gen_legal's list (listed) or gen_legal_touching's, which holds
-    the best when one of them ranks above a tile that touches nothing.
+    buf holds gen_legal's list (listed) or gen_legal_touching's placements.
+    Those hold the best when one of them ranks above every move of a leader
+    on the board (MOVE_PRIOR_MAX); else the moves are listed and scored too,
+    and merged in (both lists ascend, as gen_legal does). Placements and
+    moves hold the best when one ranks above a tile that touches nothing.
     """
-    cdef int m
-    if _best_scored(s, buf, n, sc, top, &m) < 4 and not listed:
+    cdef int32_t moves_top[MAX_ACTIONS]
+    cdef int m, m_moves, best, best_moves
+    best = _best_scored(s, buf, n, sc, top, &m)
+    if listed:
+        return m
+    if best <= MOVE_PRIOR_MAX and has_leader_on_board(s, s.to_act):
+        n = gen_legal_touching(s, buf, GEN_MOVES)
+        best_moves = _best_scored(s, buf, n, sc, moves_top, &m_moves)
+        if best_moves > best:
+            best = best_moves
+            memcpy(top, moves_top, m_moves * sizeof(int32_t))
+            m = m_moves
+        elif best_moves == best:
+            m = merge_scored(top, NULL, m, moves_top, NULL, m_moves)
+    if best < 4:
         n = gen_legal(s, buf)
         _best_scored(s, buf, n, sc, top, &m)
+    debug_assert(_best_as_in_full_list(s, top, m))
     return m
+
+
+cdef int merge_scored(int32_t* a, int8_t* a_sc, int na, int32_t* b, int8_t* b_sc, int nb) noexcept nogil:
+    """Merge ascending b[:nb] into ascending a[:na] (room for both), scores alongside unless NULL; return the count.
+
+    Two ascending sublists of gen_legal merge into its order.
+    """
+    cdef int i = na - 1, j = nb - 1, k = na + nb - 1
+    while j >= 0:
+        if i >= 0 and a[i] > b[j]:
+            a[k] = a[i]
+            if a_sc != NULL:
+                a_sc[k] = a_sc[i]
+            i -= 1
+        else:
+            a[k] = b[j]
+            if a_sc != NULL:
+                a_sc[k] = b_sc[j]
+            j -= 1
+        k -= 1
+    return na + nb
+
+
+cdef bint _best_as_in_full_list(GameState* s, int32_t* top, int m) noexcept nogil:
+    """Whether top[:m] are the best-scored of gen_legal's whole list, in its order (debug check)."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int32_t full_top[MAX_ACTIONS]
+    cdef int n = gen_legal(s, buf), full_m, i
+    _best_scored(s, buf, n, sc, full_top, &full_m)
+    if full_m != m:
+        return False
+    for i in range(m):
+        if full_top[i] != top[i]:
+            return False
+    return True
 
 
 cdef inline int _best_scored(GameState* s, int32_t* actions, int n, int8_t* sc, int32_t* top,
@@ -578,6 +632,28 @@ def _greedy_choices(CoreState st):
     cdef int n = _short_list(&st.s, buf, &listed), m, i
     m = _greedy_best(&st.s, buf, n, listed, sc, top)
     return [top[i] for i in range(m)]
+
+
+_MOVE_PRIOR_MAX = MOVE_PRIOR_MAX
+
+
+def _merge_scored(a, a_scores, b, b_scores):
+    """Return merge_scored's (actions, scores) for two ascending lists and their scores (test hook)."""
+    cdef int32_t acts[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int32_t other[MAX_ACTIONS]
+    cdef int8_t other_sc[MAX_ACTIONS]
+    cdef int i, n
+    if len(a) + len(b) > MAX_ACTIONS or len(a) != len(a_scores) or len(b) != len(b_scores):
+        raise ValueError("two lists of at most MAX_ACTIONS actions together, each with its scores")
+    for i in range(len(a)):
+        acts[i] = a[i]
+        sc[i] = a_scores[i]
+    for i in range(len(b)):
+        other[i] = b[i]
+        other_sc[i] = b_scores[i]
+    n = merge_scored(acts, sc, len(a), other, other_sc, len(b))
+    return [acts[i] for i in range(n)], [sc[i] for i in range(n)]
 
 
 def _score_actions(CoreState st):

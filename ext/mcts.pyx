@@ -18,20 +18,16 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
                        MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
-                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal, gen_legal_touching,
+                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal, gen_legal_touching, GEN_MOVES, GEN_PLACEMENTS, debug_assert, has_leader_on_board,
                        apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
-from ext.heuristics cimport (EvalParams, score_actions, evaluate, greedy_playout, eval_params_from,
-                             fix_needs)
+from ext.heuristics cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
+                             eval_params_from, fix_needs, merge_scored)
 
 cdef extern from *:
     """
     static int tne_read_flag(int *p) { return *(volatile int *)p; }
     """
     int tne_read_flag(int* p) nogil
-
-cdef extern from "<assert.h>":
-    # checked in the debug build only (NDEBUG in release): the argument is not evaluated there
-    void debug_assert "assert"(bint) nogil
 
 cdef int MAX_PATH = 4096
 # worlds dealt to value a decision that starts a conflict in the look-ahead
@@ -458,14 +454,28 @@ cdef class Tree:
 
         The rest of the legal list (tiles that touch nothing, withdrawals,
         catastrophes, swaps, the pass) ranks 3 or less, so when the node
-        considers no more than these the full list is not needed.
+        considers no more than these the full list is not needed. Likewise
+        moves of the leaders on the board rank MOVE_PRIOR_MAX or less: when
+        widen placements rank above that, the first widen decisions are
+        theirs and the moves are not listed (the buckets above are the same
+        without them, so are their places).
         """
         cdef int32_t legal[MAX_ACTIONS]
         cdef int8_t sc[MAX_ACTIONS]
-        cdef int n = gen_legal_touching(s, legal)
+        cdef int32_t moves[MAX_ACTIONS]
+        cdef int8_t moves_sc[MAX_ACTIONS]
+        cdef int n = gen_legal_touching(s, legal, GEN_PLACEMENTS), k, m
+        score_actions(s, legal, n, sc)
+        if n >= widen:
+            k = self._place(legal, sc, n, node, MOVE_PRIOR_MAX + 1, out)
+            if k >= widen:
+                return k
+        if has_leader_on_board(s, s.to_act):
+            m = gen_legal_touching(s, moves, GEN_MOVES)
+            score_actions(s, moves, m, moves_sc)
+            n = merge_scored(legal, sc, n, moves, moves_sc, m)
         if n < widen:
             return -1
-        score_actions(s, legal, n, sc)
         n = self._place(legal, sc, n, node, 4, out)
         return n if n >= widen else -1
 

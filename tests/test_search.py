@@ -538,9 +538,23 @@ def test_cheap_prior_stays_in_its_sixteen_buckets():
     assert min(seen) >= 0 and max(seen) <= 15
 
 
+def _is_move(s, action):
+    """Whether action moves a leader the seat to act has on the board."""
+    from engine.actions import LEADER_BASE, SQUARES
+    if not LEADER_BASE <= action < LEADER_BASE + 4 * SQUARES:
+        return False
+    return s.snapshot()["leaders"][s.to_act][(action - LEADER_BASE) // SQUARES] >= 0
+
+
 def test_rollouts_find_the_best_priors_without_listing_every_decision():
-    """A rollout scores the tiles that touch the board and the leaders first; its best are the full list's, in order."""
+    """A rollout scores the tiles that touch the board and the leaders first; its best are the full list's, in order.
+
+    It lists the moves of the leaders on the board only when the
+    placements' best does not rank above MOVE_PRIOR_MAX, and merges those
+    into gen_legal's order; every way is taken below.
+    """
     from ext import heuristics
+    ways = {"placements above every move": 0, "moves win": 0, "moves tie, merged": 0, "moves lose": 0}
     action_phase_best = 0
     for game in range(30):
         variants = (("buildings", "wonder"), ("english",), ())[game % 3]
@@ -551,5 +565,39 @@ def test_rollouts_find_the_best_priors_without_listing_every_decision():
             best = max(priors.values())
             assert heuristics._greedy_choices(s) == [a for a, v in priors.items() if v == best]
             action_phase_best += s.phase == "action" and best >= 4
+            moves = [v for a, v in priors.items() if _is_move(s, a)]
+            if s.phase == "action" and moves and best >= 4:
+                placed = max([v for a, v in priors.items() if not _is_move(s, a)] + [-1])
+                if placed > heuristics._MOVE_PRIOR_MAX:
+                    ways["placements above every move"] += 1
+                else:
+                    ways["moves win" if max(moves) > placed else
+                         "moves tie, merged" if max(moves) == placed else "moves lose"] += 1
             s.apply(rng.choice(s.legal_actions()))
     assert action_phase_best > 1000       # the short list served these
+    assert min(ways.values()) >= 5, ways
+
+
+def test_two_ascending_sublists_merge_into_one_with_their_scores():
+    """merge_scored interleaves placements and moves as gen_legal orders them, each score with its action."""
+    from ext import heuristics
+    assert heuristics._merge_scored([3, 10, 700], [9, 8, 7], [5, 800], [1, 2]) == \
+        ([3, 5, 10, 700, 800], [9, 1, 8, 7, 2])
+    assert heuristics._merge_scored([], [], [5, 800], [1, 2]) == ([5, 800], [1, 2])
+    assert heuristics._merge_scored([900, 901], [4, 4], [], []) == ([900, 901], [4, 4])
+    assert heuristics._merge_scored([900, 901], [4, 4], [1, 2], [6, 6]) == ([1, 2, 900, 901], [6, 6, 4, 4])
+
+
+def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
+    """The cheap prior ranks every move of a leader on the board at MOVE_PRIOR_MAX or less, which the short lists rely on."""
+    from ext import heuristics
+    move_priors = []
+    for game in range(40):
+        s = engine.new_game(2 + game % 3, 100 + game)
+        rng = random.Random(game)
+        while not s.is_terminal():
+            if s.phase == "action":
+                move_priors += [v for a, v in heuristics._score_actions(s).items() if _is_move(s, a)]
+            s.apply(rng.choice(s.legal_actions()))
+    assert len(move_priors) > 10000
+    assert max(move_priors) <= heuristics._MOVE_PRIOR_MAX
