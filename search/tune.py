@@ -90,7 +90,7 @@ class TunedField:
         if not 0 < self.step <= self.high - self.low:
             raise SearchError(f"{where}: STEP {self.step} must be > 0 and at most HIGH - LOW")
         for bound in (self.low, self.high):
-            value = int(round(bound)) if kind == "int" else bound
+            value = int(round(bound)) if kind in ("int", "int?") else bound
             try:
                 params_from_dict({self.name: value}, source=where + " bound")
             except SearchError as e:

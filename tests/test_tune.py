@@ -159,6 +159,9 @@ def test_field_specs_are_parsed_and_checked():
                            ("tau:0:2:0.1", "bound 0.0 is not a valid value")]:
         with pytest.raises(SearchError, match=expected.replace("(", r"\(")):
             TunedField.parse(spec)
+    # an integer field that may also be null (the player count's default) takes integer bounds
+    tail = TunedField.parse("rollout_tail_after:0:8:1")
+    assert (tail.low, tail.high, tail.value(2.6)) == (0, 8, 3)
     with pytest.raises(SearchError, match="start value 0.7 is outside"):
         SpsaConfig((TunedField.parse("exploration:1.0:2.0:0.1"),))
     with pytest.raises(SearchError, match="named twice"):
