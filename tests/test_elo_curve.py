@@ -1,5 +1,6 @@
 """bench.elo_curve: a curve's budgets run apart give the rows they give together, and the rows file keeps them."""
 import json
+import math
 
 import pytest
 
@@ -57,3 +58,64 @@ def test_a_rows_file_of_other_settings_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="made with other settings"):
         elo_curve.main(args + ["--games", "4", "--rows", str(rows)])
     assert [r[0] for r in json.loads(rows.read_text())["rows"]] == [4]
+
+
+def _row(budget, elo, half):
+    return (budget, 40, 0.5, elo, elo - half, elo + half, 1.0)
+
+
+def test_the_worth_of_a_doubling_is_fitted_over_every_budget():
+    """Elo = 100 + 50·log2(b/250), each point ±98 (se 50): slope 50, standard error 50/√2, so ±69.3 at 95%."""
+    rows = [_row(250, 100, 98), _row(500, 150, 98), _row(1000, 200, 98)]
+    slope, lo, hi, _ = elo_curve.doubling_fit(rows)
+    assert slope == pytest.approx(50)
+    assert (lo, hi) == (pytest.approx(50 - 1.96 * 50 / 2 ** 0.5), pytest.approx(50 + 1.96 * 50 / 2 ** 0.5))
+    assert "+50 Elo a doubling, 95% [-19, +119]" in elo_curve.table(rows, "greedy", 2, 1)
+
+
+def test_a_wide_point_weighs_less_and_an_infinite_one_nothing():
+    # the middle point sits 300 off the line; its interval is 10 times wider, so it weighs 1/100 as much
+    line = [_row(250, 0, 98), _row(1000, 100, 98)]
+    assert elo_curve.doubling_fit(line)[0] == pytest.approx(50)
+    wide = line[:1] + [_row(500, 350, 980)] + line[1:]
+    assert elo_curve.doubling_fit(wide)[0] == pytest.approx(50)       # the middle x moves no slope
+    tilted = line[:1] + [_row(2000, 400, 980)] + line[1:]
+    assert 50 < elo_curve.doubling_fit(tilted)[0] < 55
+    capped = line + [(4000, 40, 1.0, math.inf, 300, math.inf, 1.0)]
+    assert elo_curve.doubling_fit(capped)[:3] == elo_curve.doubling_fit(line)[:3]
+    assert elo_curve.doubling_fit(line[:1]) is None
+    assert "no fit" in elo_curve.table(line[:1], "greedy", 2, 1)
+
+
+def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
+    """docs/strength.md's table quotes each kept curve's fitted worth of a doubling; --replot recomputes them from the rows."""
+    from pathlib import Path
+    kept = Path(__file__).parent.parent / "docs" / "records" / "elo-curves"
+    quoted = {"2p-vs-greedy-seed2050.json": "+47 Elo a doubling, 95% [+2, +92]",
+              "2p-vs-ismcts1000-seed2050.json": "+12 Elo a doubling, 95% [-9, +32]",
+              "4p-vs-greedy-seed2060-2p-weights.json": "+35 Elo a doubling, 95% [+9, +61]",
+              "4p-vs-greedy-seed2060-tail1.json": "+27 Elo a doubling, 95% [+2, +52]",
+              "4p-vs-greedy-seed2060-tail3.json": "+3 Elo a doubling, 95% [-21, +27]",
+              "4p-vs-greedy-seed2061-tail3.json": "+14 Elo a doubling, 95% [-9, +36]",
+              "4p-vs-greedy-tail3-pooled.json": "+12 Elo a doubling, 95% [-4, +27]"}
+    strength = (kept.parent.parent / "strength.md").read_text()
+    for name, fit in quoted.items():
+        assert elo_curve.main(["--replot", "--rows", str(kept / name), "--svg", str(tmp_path / "c.svg")]) == 0
+        assert fit in capsys.readouterr().out
+        slope, interval = fit.split(" Elo a doubling, 95% ")
+        assert f"| {slope} | {interval} |" in strength, name
+        assert "fitted: " + fit.split(",")[0] in (tmp_path / "c.svg").read_text()
+
+
+def test_replot_refuses_what_is_not_a_rows_file(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    for text in ("not json", '{"settings": {}}', '{"settings": {"opponent": "greedy", "players": 2, "seed": 1}, '
+                                                   '"rows": [[250, 40, "x", 1, 2, 3, 4]]}'):
+        bad.write_text(text)
+        with pytest.raises(SystemExit) as e:
+            elo_curve.main(["--replot", "--rows", str(bad)])
+        assert e.value.code == 2
+        assert "not a rows file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        elo_curve.main(["--replot"])
+    assert "--replot needs the --rows file" in capsys.readouterr().err
