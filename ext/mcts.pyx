@@ -18,7 +18,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
                        MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
-                       PH_WAR_ATTACK, PH_WAR_DEFEND, bb_neighbours, bb_test, occupied, gen_legal, gen_legal_touching, GEN_MOVES, GEN_PLACEMENTS, debug_assert, has_leader_on_board,
+                       PH_WAR_ATTACK, PH_WAR_DEFEND, GEN_MOVES, GEN_PLACEMENTS, bb_neighbours, bb_test,
+                       debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
                        apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.heuristics cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
                              eval_params_from, fix_needs, merge_scored)
@@ -464,7 +465,10 @@ cdef class Tree:
         cdef int8_t sc[MAX_ACTIONS]
         cdef int32_t moves[MAX_ACTIONS]
         cdef int8_t moves_sc[MAX_ACTIONS]
-        cdef int n = gen_legal_touching(s, legal, GEN_PLACEMENTS), k, m
+        cdef int n, k, m
+        if s.phase != PH_ACTION:
+            return -1                   # the short list holds only action-phase decisions
+        n = gen_legal_touching(s, legal, GEN_PLACEMENTS)
         score_actions(s, legal, n, sc)
         if n >= widen:
             k = self._place(legal, sc, n, node, MOVE_PRIOR_MAX + 1, out)
