@@ -331,3 +331,21 @@ def test_tune_texel_without_numpy_says_how_to_get_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "numpy", None)        # import numpy now raises ImportError
     line = one_error_line(run("tune", "texel", "--out", tmp_path / "t.json"))
     assert "needs numpy" in line and ".[tune]" in line
+
+
+def test_the_kept_spsa_runs_read_back_to_the_params_their_sprts_played(tmp_path):
+    """docs/strength.md's SPSA runs: each checkpoint resumes, and its theta is the params file its SPRT played."""
+    import tarfile
+    from pathlib import Path
+    from search.tune import Spsa
+    kept = Path(__file__).parent.parent / "docs" / "records" / "spsa" / "spsa-2p-4p-ninth-session.tar.xz"
+    with tarfile.open(kept) as tar:
+        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    run2 = Spsa.resume(str(tmp_path / "spsa2p-checkpoint.json"))
+    assert (run2.k, run2.config.players, sum(e["games"] for e in run2.history)) == (300, 2, 1200)
+    assert run2.params() == SearchParams.load(str(tmp_path / "spsa2p.json"))
+    run4 = Spsa.resume(str(tmp_path / "spsa4p-checkpoint.json"))
+    assert (run4.k, run4.config.players, sum(e["games"] for e in run4.history)) == (244, 4, 976)
+    played = SearchParams.load(str(tmp_path / "spsa4p.json"))
+    for f in run4.config.fields:
+        assert getattr(played, f.name) == pytest.approx(f.value(run4.theta[f.name]), abs=5e-4), f.name
