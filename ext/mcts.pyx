@@ -468,13 +468,16 @@ cdef class Tree:
         cdef int n, k, m
         if s.phase != PH_ACTION:
             return -1                   # the short list holds only action-phase decisions
+        cdef bint moves_listed = has_leader_on_board(s, s.to_act)
         n = gen_legal_touching(s, legal, GEN_PLACEMENTS)
+        if n < widen and not moves_listed:
+            return -1                   # too few, and nothing to add: not worth scoring
         score_actions(s, legal, n, sc)
         if n >= widen:
             k = self._place(legal, sc, n, node, MOVE_PRIOR_MAX + 1, out)
             if k >= widen:
                 return k
-        if has_leader_on_board(s, s.to_act):
+        if moves_listed:
             m = gen_legal_touching(s, moves, GEN_MOVES)
             score_actions(s, moves, m, moves_sc)
             n = merge_scored(legal, sc, n, moves, moves_sc, m)
