@@ -40,7 +40,7 @@ if (platform.machine().lower() in ("x86_64", "amd64")
 extensions = [
     Extension(name, [f"{name.replace('.', '/')}.pyx"], extra_compile_args=COMPILE,
               extra_link_args=LINK, define_macros=MACROS)
-    for name in ("ext.core", "ext.heuristics", "ext.mcts", "ext.greedy")
+    for name in ("ext.core", "ext.search.evaluation", "ext.search.tree", "ext.search.greedy")
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,

@@ -18,8 +18,8 @@ import argparse
 import time
 
 from search.agent import Limits
-from search.arena import run_match
-from search.backends import ProcessBackend, RayBackend, start_ray
+from search.arena.runner import run_match
+from search.arena.backends import ProcessBackend, RayBackend, start_ray
 from search.baselines import GreedyAgent
 from search.ismcts import ISMCTSAgent
 

@@ -6,7 +6,7 @@ pairwise score share with its 95% interval. With 3 or 4 players the lineup
 is one ISMCTS against copies of the opponent.
 
     python -m bench.elo_curve --players 2 --budgets 250,500,1000,2000,4000 --games 40 \\
-        --opponent greedy --jobs 2 --svg docs/images/elo-2p.svg --table docs/records/elo-2p.md
+        --opponent greedy --jobs 2 --svg docs/images/elo-2p.svg --table elo-2p.md
 
 A budget's games depend only on the seed, not on the other budgets, so the
 budgets of one curve may run apart (`--rows FILE` keeps each run's rows and
@@ -29,8 +29,8 @@ import sys
 import time
 
 from search.agent import Limits
-from search.arena import AGENTS, run_match
-from search.backends import make_backend
+from search.arena.runner import AGENTS, run_match
+from search.arena.backends import make_backend
 from search.ismcts import ISMCTSAgent
 from search.params import SearchParams
 

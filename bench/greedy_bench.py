@@ -31,7 +31,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import engine  # noqa: E402
-from search.baselines import GreedyAgent, PyGreedyAgent  # noqa: E402
+from search.baselines import GreedyAgent, PyGreedyAgent, kernel_world  # noqa: E402
 
 
 def time_games(players: int, games: int, seed: int) -> tuple:
@@ -67,7 +67,6 @@ def time_games(players: int, games: int, seed: int) -> tuple:
 
 def kernel_worlds(players: int, games: int) -> list:
     """Return (world, seat, params, passes) of every decision of seeded all-greedy games."""
-    from search.baselines import _kernel_world
     calls = []
     for g in range(games):
         state = engine.new_game(players, 500 + g)
@@ -76,7 +75,7 @@ def kernel_worlds(players: int, games: int) -> list:
             agents[s].new_game(s, state.observation(s))
         while not state.is_terminal():
             agent = agents[state.to_act]
-            calls.append((_kernel_world(agent.observation), state.to_act, agent.params, agent.passes))
+            calls.append((kernel_world(agent.observation), state.to_act, agent.params, agent.passes))
             a = agent.choose()
             state.apply(a)
             for s in range(players):
@@ -86,7 +85,7 @@ def kernel_worlds(players: int, games: int) -> list:
 
 def time_kernel(calls: list, repeat: int) -> tuple:
     """Return (median of the repeats' medians, median of their means), µs per greedy_choose call."""
-    from ext.greedy import greedy_choose
+    from ext.search.greedy import greedy_choose
     medians, means = [], []
     for _ in range(repeat):
         us = []

@@ -22,7 +22,7 @@ import time
 
 import engine
 from engine import reference
-from tne_ai.bench import kernel_playouts    # shared with `tne-ai bench`
+from tne_ai.cli.bench import kernel_playouts    # shared with `tne-ai bench`
 
 
 def sample_positions(new_game, players: int, count: int, seed: int = 12345) -> list:

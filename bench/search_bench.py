@@ -14,11 +14,11 @@ import statistics
 import time
 
 from bench.python_ismcts import search as python_search
-from ext.mcts import Tree
+from ext.search.tree import Tree
 from search.agent import Limits
 from search.ismcts import ISMCTS
 from search.params import SearchParams
-from tne_ai.bench import fixed_position as position    # the positions of `tne-ai bench`
+from tne_ai.cli.bench import fixed_position as position    # the positions of `tne-ai bench`
 
 
 def rate(searcher, obs, seat, iterations: int, reps: int = 3) -> float:

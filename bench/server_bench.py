@@ -10,7 +10,7 @@ Every query analyses the built-in sample mid-game position (tne_ai/data,
 - Latency: `--latency-queries` queries one at a time (the next written when
   the answer of the last is read), each timed from just before its line is
   written to the moment its answer is read. Compared with, in this process:
-  a bare `ext.mcts.Tree` search of the same size (a new tree reset on the
+  a bare `ext.search.tree.Tree` search of the same size (a new tree reset on the
   same world, then `run(iterations)`), and `search.analysis.analyse` (what a
   worker runs: the world dealt from the observation, the search, the
   candidates and principal variations read out). The overhead is the median
@@ -32,7 +32,7 @@ import time
 
 from engine.info import observation
 from engine.position import format_position
-from ext.mcts import Tree
+from ext.search.tree import Tree
 from search.agent import Limits
 from search.analysis import analyse
 from search.ismcts import ISMCTS, world_from_observation

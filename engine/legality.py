@@ -9,6 +9,12 @@ the public board and that seat's hand. `State.apply`'s IllegalActionError,
 game records, `tne-ai play`, the protocol, the browser page and the referees'
 forfeits all word an illegal decision with it.
 
+`conflict_bases(position)` gives the base strengths of the pending revolt or
+war (R-REV-2: temples beside each leader; R-WAR-3: supporters on each side of
+the unification tile), from the public board alone: the English
+commitments' legality here, the prompts of the human seat (tne_ai.prompts)
+and the greedy player (search.baselines) all read them from it.
+
 The rules are those of docs/rules.md (rule ids cited in the reasons) as the legal
 generator applies them; tests/test_legality.py checks on random positions
 that a reason is given exactly for the actions legal_actions() leaves out.
@@ -47,6 +53,47 @@ PHASE_KINDS = {"action": ("tile", "leader", "withdraw", "cat", "swap", "pass"),
 def why_illegal(position: dict, action) -> Optional[str]:
     """Return why `action` is not legal for the seat to act in a snapshot or observation, None if it is legal."""
     return Judge(position).why(action)
+
+
+def temples_beside(cells, sq: int) -> int:
+    """Return the face-up red tiles edge-adjacent to a square (a revolt's base strength, R-REV-2)."""
+    return sum(1 for n in NEIGHBOURS[sq] if cells[n] == TEMPLE)
+
+
+def side_supporters(cells, leader_squares, start: int, hole: int, colour: int) -> int:
+    """Return face-up tiles of `colour` connected to `start` with square `hole` treated as empty (R-WAR-3).
+
+    Tiles face up or down, the wonder and the squares in `leader_squares` connect (R-KING-1).
+    """
+    seen = {start, hole}
+    stack = [start]
+    count = 0
+    up = FACE_UP + colour
+    while stack:
+        sq = stack.pop()
+        for n in NEIGHBOURS[sq]:
+            if n in seen:
+                continue
+            v = cells[n]
+            if (v != EMPTY and v != CATASTROPHE) or n in leader_squares:
+                seen.add(n)
+                stack.append(n)
+                if v == up:
+                    count += 1
+    return count
+
+
+def conflict_bases(position: dict) -> tuple:
+    """Return (attacker base, defender base) strengths of the pending conflict of a snapshot or observation."""
+    cf = position["conflict"]
+    cells = position["cells"]
+    if cf["kind"] == "revolt":
+        return temples_beside(cells, cf["attacker_leader"]), temples_beside(cells, cf["defender_leader"])
+    lsq = {sq for row in position["leaders"] for sq in row if sq >= 0}
+    hole = position["unification"]
+    c = cf["colour"]
+    return (side_supporters(cells, lsq, cf["attacker_leader"], hole, c),
+            side_supporters(cells, lsq, cf["defender_leader"], hole, c))
 
 
 def _name(sq: int) -> str:
@@ -195,7 +242,7 @@ class Judge:
         return seen
 
     def _temples_beside(self, sq: int) -> int:
-        return sum(1 for n in NEIGHBOURS[sq] if self.cells[n] == TEMPLE)
+        return temples_beside(self.cells, sq)
 
     def _placed_colour(self):
         sq = self.snap["placed"]
@@ -277,13 +324,7 @@ class Judge:
 
     def _bases(self) -> tuple:
         """Return the (attacker, defender) base strengths of the pending conflict (R-REV-2, R-WAR-3)."""
-        cf = self.snap["conflict"]
-        a, d = cf["attacker_leader"], cf["defender_leader"]
-        if cf["kind"] == "revolt":
-            return self._temples_beside(a), self._temples_beside(d)
-        up = FACE_UP + cf["colour"]
-        blocked = self.snap["unification"]
-        return tuple(sum(1 for q in self._group(sq, blocked) if self.cells[q] == up) for sq in (a, d))
+        return conflict_bases(self.snap)
 
     def _commit_options(self) -> tuple:
         """Return (the colour committed, the allowed counts) of the pending conflict."""

@@ -1,4 +1,12 @@
-"""Compiled kernels of the rules engine (see core.pxd for every bit layout)."""
+"""The compiled (Cython) kernels: the rules kernel and the search kernels.
+
+- ext.core: the rules kernel (the state, legal decisions, applying them,
+  conflicts, turns and scoring, information sets), split into parts a reader
+  finds by name (core.pyx says which; core.pxd documents every bit layout);
+- ext.search: the search kernels (evaluation and priors, the ISMCTS tree and
+  its move ordering, the greedy baseline), which cimport ext.core, never the
+  reverse.
+"""
 import importlib
 
 try:

@@ -112,7 +112,7 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
     int __builtin_popcountll(unsigned long long) nogil
 
-# Bitboard helpers, inline here so the rules and the heuristics share one copy.
+# Bitboard helpers, inline here so the rules and the search kernels (ext/search) share one copy.
 cdef inline void bb_set(BB* b, int sq) noexcept nogil:
     b.w[sq >> 6] |= (<uint64_t>1) << (sq & 63)
 
@@ -281,7 +281,7 @@ cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
 cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
-# the board as the rules see it, shared with ext/heuristics.pyx
+# the board as the rules see it, shared with ext/search/evaluation.pyx
 cdef int exact_commitment(GameState* s) noexcept nogil
 cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil
 cdef void ranking_key(GameState* s, int p, int* v) noexcept nogil
@@ -295,7 +295,7 @@ cdef class CoreState:
     cdef GameState s
 
 
-# The board as the rules see it: inline here, so the heuristics, the greedy kernel and the tree
+# The board as the rules see it: inline here, so the search kernels (evaluation, greedy, tree)
 # compile them into their own code instead of calling across modules (they are hot).
 cdef inline BB occupied(GameState* s) noexcept nogil:
     """Squares that connect: tiles face up or down, leaders and the wonder (R-KING-1)."""

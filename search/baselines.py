@@ -23,13 +23,13 @@ passes, or four rounds without a tile placed or swapped, a seat places its
 best tile (or swaps) rather than pass, place a leader or a catastrophe.
 
 Two implementations play exactly the same decisions: `GreedyAgent` runs the
-decision in the nogil kernel ext/greedy.pyx (about 80 times faster), and
+decision in the nogil kernel ext/search/greedy.pyx (about 80 times faster), and
 `PyGreedyAgent`, the Python reference below, is what the kernel follows step
 for step (tests/test_greedy_kernel.py compares them over seeded games). Both
 draw one 64-bit salt from their rng per decision; it keys the tie-breaking
 noise of every tried decision (`tie_noise`) and, for the reference, the
 world it deals. The kernel agent deals the unseen tiles in colour order
-instead (`_kernel_world`): the evaluation never reads them, and that the two
+instead (`kernel_world`): the evaluation never reads them, and that the two
 agents agree in every game shows it. Sums of floats run left to right in both
 (a seat's leaders seat by seat, colour by colour), so no rounding tells them
 apart.
@@ -43,7 +43,8 @@ import engine
 from engine import actions as A
 from engine.boards import SQUARES, neighbours
 from engine.info import determinize
-from ext.greedy import GreedyParams, greedy_choose
+from engine.legality import conflict_bases, temples_beside
+from ext.search.greedy import GreedyParams, greedy_choose
 from search.agent import Agent, Limits
 
 NB = tuple(tuple(neighbours(sq)) for sq in range(SQUARES))
@@ -74,7 +75,7 @@ def _world(obs: dict, seat: int, rng: random.Random) -> engine.State:
     return engine.State.from_snapshot(determinize(obs, seat, rng))
 
 
-def _kernel_world(obs: dict) -> engine.State:
+def kernel_world(obs: dict) -> engine.State:
     """Return a world of an observation with the unseen tiles dealt in colour order (no checks).
 
     The observation comes from the rules (the arena's or the bot's view), so the
@@ -166,44 +167,6 @@ def hyper_at_least(total: int, good: int, drawn: int, k: int) -> float:
 def connects(cell: int) -> bool:
     """Return whether a cell value joins groups: a tile face up or down, or the wonder (R-KING-1)."""
     return cell != 0 and cell != 9
-
-
-def temples_beside(cells, sq: int) -> int:
-    """Return the face-up red tiles edge-adjacent to a square (revolt base strength)."""
-    return sum(1 for n in NB[sq] if cells[n] == 1 + RED)
-
-
-def side_supporters(cells, leader_squares, start: int, hole: int, colour: int) -> int:
-    """Return face-up tiles of `colour` connected to `start` with square `hole` treated as empty (R-WAR-3)."""
-    seen = {start, hole}
-    stack = [start]
-    count = 0
-    up = 1 + colour
-    while stack:
-        sq = stack.pop()
-        for n in NB[sq]:
-            if n in seen:
-                continue
-            v = cells[n]
-            if connects(v) or n in leader_squares:
-                seen.add(n)
-                stack.append(n)
-                if v == up:
-                    count += 1
-    return count
-
-
-def conflict_bases(snap: dict) -> tuple:
-    """Return (attacker base, defender base) strengths of the snapshot's conflict."""
-    cf = snap["conflict"]
-    cells = snap["cells"]
-    if cf["kind"] == "revolt":
-        return temples_beside(cells, cf["attacker_leader"]), temples_beside(cells, cf["defender_leader"])
-    lsq = {sq for row in snap["leaders"] for sq in row if sq >= 0}
-    hole = snap["unification"]
-    c = cf["colour"]
-    return (side_supporters(cells, lsq, cf["attacker_leader"], hole, c),
-            side_supporters(cells, lsq, cf["defender_leader"], hole, c))
 
 
 class _Board:
@@ -348,7 +311,7 @@ class GreedyAgent(_Greedy):
         """Return the decision whose result evaluates best for this seat."""
         self.check_turn()
         salt = self.rng.getrandbits(64)
-        return greedy_choose(_kernel_world(self.observation), self.seat, self.params, self.passes, salt,
+        return greedy_choose(kernel_world(self.observation), self.seat, self.params, self.passes, salt,
                              self.stalled())
 
 

@@ -1,10 +1,10 @@
 """Why a move is good: the search's evaluation of a position, term by term, for a player to read.
 
-The search values a position (ext/heuristics.pyx `evaluate`) by each seat's colour
+The search values a position (ext/search/evaluation.pyx `evaluate`) by each seat's colour
 totals, its weakest colour, its leaders' prospects in their kingdoms, its
 kings, the wonder, the catastrophes it has left and, at the root, how near
 the end is. `explain` returns those terms per seat as the kernel counted
-them while evaluating (ext.heuristics._explain records them on the evaluation's
+them while evaluating (ext.search.evaluation._explain records them on the evaluation's
 own code path, so the explanation cannot disagree with the search), and
 `format_explanation` prints them as a table with one line of words per
 seat. `tne-ai analyze --explain` and the protocol's `eval` command show them.
@@ -27,7 +27,7 @@ from engine.actions import COLOUR_NAMES, COLOURS, square_name
 from engine.errors import EngineError, PositionError
 from engine.info import determinize, is_observation, observation
 from engine.position import check_snapshot, is_public
-from ext import heuristics
+from ext.search import evaluation
 from search.agent import SearchError
 from search.params import SearchParams
 
@@ -57,7 +57,7 @@ def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParam
     the weakest colour, what one more point of each colour is worth (need),
     the terms of TERMS (they add up to `value`), its leaders one by one,
     `margin` (value less its opponents' weighted value), `reward` (what the
-    evaluation returns for this state, ext.heuristics._evaluate), and as the search
+    evaluation returns for this state, ext.search.evaluation._evaluate), and as the search
     values its root: `end` (the end nearing, added to the margin of a seat
     that leads), `centre` (the margin taken off to centre the logistic) and
     `root_reward`. Raises PositionError for a bad position or seat,
@@ -71,15 +71,15 @@ def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParam
     except EngineError as e:
         raise PositionError(f"inconsistent observation of seat {seat}: {e}") from e
     weights = params.eval_weights(obs["players"])
-    plain = heuristics._explain(state, weights, False)
-    root = heuristics._explain(state, weights, True)
+    plain = evaluation._explain(state, weights, False)
+    root = evaluation._explain(state, weights, True)
     seats = [_seat_terms(p, obs, plain, root) for p in range(obs["players"])]
     return {
         "seat": seat, "knowledge": knowledge, "hidden": HIDDEN,
         "players": obs["players"], "board": obs["board"], "variants": list(obs.get("variants") or []),
         "phase": obs["phase"], "to_act": obs["to_act"], "turn_owner": obs["turn_owner"],
         "over": plain["over"], "progress": plain["progress"],
-        "weights": dict(zip(heuristics.EVAL_FIELDS, weights)),
+        "weights": dict(zip(evaluation.EVAL_FIELDS, weights)),
         "seats": seats,
     }
 

@@ -1,7 +1,7 @@
 """Single-observer ISMCTS over what one seat can know, with analysis output and root parallelism.
 
 The search is given an observation (engine.info.observation), never a full
-state: it builds one world from it, and the kernel (ext.mcts) re-deals every
+state: it builds one world from it, and the kernel (ext.search.tree) re-deals every
 hidden tile afresh from the observer's unseen pool in each iteration, so the
 statistics cannot depend on the real hands or bag. Workers run independent
 trees in separate processes and their root statistics are summed.
@@ -20,7 +20,7 @@ import engine
 from engine.actions import SWAP_BASE, PASS, format_action
 from engine.errors import EngineError
 from engine.info import determinize
-from ext.mcts import Tree
+from ext.search.tree import Tree
 from search.agent import Agent, Limits, SearchError
 from search.params import SearchParams
 

@@ -1,18 +1,17 @@
-"""Every knob of the search in one place (SearchParams), one comment per field, and the params file that stores them.
+"""Every knob of the search declared once (KNOBS), the SearchParams made from them, and the params file that stores them.
 
 A params file is JSON: {"format": "tne-ai params 1", "params": {field: value}}.
 `SearchParams.load(path)` reads one (fields it does not name keep their
 defaults) and `params.save(path)` writes every field; `tne-ai bot --params`,
-`tne-ai analyze --params` and the tuners (search.tune, search.texel) use them.
+`tne-ai analyze --params` and the tuners (search.tuning.spsa, search.tuning.texel) use them.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
-import typing
 from dataclasses import dataclass, fields, replace
-from typing import Optional
+from typing import Callable, Optional
 
 from search.agent import SearchError
 
@@ -20,24 +19,6 @@ from search.agent import SearchError
 MIB = 1 << 20
 PARAMS_FORMAT = "tne-ai params 1"
 MAX_PARAMS_BYTES = 1 << 20
-
-# (low, high, low open?) a params file's value must lie in, where the search
-# would misbehave outside (a division by zero, a probability over 1, a C int
-# overflow); fields not listed take any finite value of their type.
-FIELD_RANGES = {
-    "exploration": (0.0, 100.0, False),
-    "widen_base": (0.0, 1e6, False),
-    "widen_coef": (0.0, 1e6, False),
-    "widen_exponent": (0.0, 2.0, False),
-    "rollout_depth": (0, 1000, False),
-    "rollout_tail_after": (-1, 1000, False),
-    "rollout_rounds": (0.0, 1000.0, False),
-    "rollout_epsilon": (0.0, 1.0, False),
-    "tau": (0.0, 1e6, True),
-    "opponents_max": (0.0, 1.0, False),
-    "eval_scale": (0.0, 1e6, True),
-    "tree_memory_mb": (1, 1 << 20, False),
-}
 
 
 def read_text_file(path: str, max_bytes: int, what: str) -> str:
@@ -54,8 +35,6 @@ def read_text_file(path: str, max_bytes: int, what: str) -> str:
 # The evaluation weights a SearchParams field left None takes, by the number
 # of players; each set is the default only once an SPRT with that many
 # players accepted it against the set before (docs/strength.md says which).
-WEIGHT_FIELDS = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument",
-                 "treasure_near", "catastrophe", "opponents_max", "eval_scale")
 # set by hand (before any fit), kept where no fit has passed an SPRT yet
 HAND_SET_WEIGHTS = dict(tau=5.0, min_bonus=0.6, leader=1.6, king=0.5, temple=0.3, supporter=0.08,
                         monument=1.5, treasure_near=0.2, catastrophe=0.5, opponents_max=0.5,
@@ -70,80 +49,149 @@ TEXEL_4P_WEIGHTS = dict(tau=5.32, min_bonus=0.556, leader=1.053, king=0.355, tem
                         opponents_max=1.0, eval_scale=1.616)
 # 3 players keep the hand-set weights: no fit has been tested with 3
 DEFAULT_WEIGHTS = {2: TEXEL_2P_WEIGHTS, 3: HAND_SET_WEIGHTS, 4: TEXEL_4P_WEIGHTS}
-# rollout_tail_after and widen_coef left None, by the number of players.
-# With 4: the tail after 3 actions and half the widening, accepted together
-# (SPRT against the tail after 1 and the full widening, 1,000 iterations,
-# elo0=0 elo1=10: H1 after 876 games, +19 Elo); the tail after 1 before that
-# (SPRT at equal time, elo0=-10 elo1=0: H1 after 996 games, +10 Elo).
-# With 2 the tail does nothing (no rounds rollouts); 3 players are untested.
-DEFAULT_TAIL_AFTER = {2: -1, 3: -1, 4: 3}
-DEFAULT_WIDEN_COEF = {2: 1.0, 3: 1.0, 4: 0.5}
+WEIGHT_FIELDS = tuple(HAND_SET_WEIGHTS)
+
+
+def _weight(name: str) -> dict:
+    return {players: weights[name] for players, weights in DEFAULT_WEIGHTS.items()}
 
 
 @dataclass(frozen=True)
-class SearchParams:
-    """Parameters of the ISMCTS search; docs/strength.md holds how each default was measured."""
+class Knob:
+    """One search knob: its SearchParams field, its params-file check, its bot option and flag, its kernel field."""
 
+    name: str                       # the SearchParams field and params-file key
+    type: type                      # float, int, bool or str (a knob whose default is None also takes None)
+    default: object                 # SearchParams' default; None: by_players (or the kernel's own rule)
+    help: str                       # what it sets, in a few words (the bot's --help)
+    low: Optional[float] = None     # a params file's value must lie in [low, high] ((low, high] when
+    high: Optional[float] = None    #   low_open) where the search would misbehave outside (a division
+    low_open: bool = False          #   by zero, a probability over 1, a C int overflow); None: any
+    choices: tuple = ()             # a str knob's values
+    by_players: Optional[dict] = None   # {players: value} a value of None stands for
+    kernel: Optional[str] = None    # the field of ext.search.tree's Tree.configure it sets; None: none
+    to_kernel: Optional[Callable] = None  # the kernel's value for a resolved value; None: the value
+    option: Optional[str] = None    # the `tne-ai bot` protocol option that sets it; None: none
+    option_range: Optional[tuple] = None  # the option's (min, max) where narrower than (low, high)
+    flag: Optional[str] = None      # the `tne-ai bot` flag that sets the option
+
+    @property
+    def kind(self) -> str:
+        """Return "float", "int", "bool" or "str", with "?" when None is a value too (e.g. "int?")."""
+        return self.type.__name__ + ("?" if self.default is None else "")
+
+    def kernel_value(self, value):
+        """Return what the kernel's field gets for a resolved value."""
+        return value if self.to_kernel is None else self.to_kernel(value)
+
+
+# The knobs of the search, in SearchParams' (and a params file's) field order;
+# docs/design.md "Adding a search knob" says how to add one.
+KNOBS = (
     # UCB1 exploration constant c on rewards in [0, 1].
-    exploration: float = 0.7
+    Knob("exploration", float, 0.7, "the UCB1 constant", 0.0, 100.0, kernel="exploration",
+         option="Exploration", flag="--exploration"),
     # Progressive widening: a node considers its best `widen_base + widen_coef
     # * visits ** widen_exponent` by the prior (coef None: DEFAULT_WIDEN_COEF).
-    widen_base: float = 2.0
-    widen_coef: Optional[float] = None
-    widen_exponent: float = 0.5
+    # With 4 players half the widening was accepted together with the tail
+    # after 3 (see rollout_tail_after).
+    Knob("widen_base", float, 2.0, "children considered at no visits", 0.0, 1e6, kernel="widen_base"),
+    Knob("widen_coef", float, None, "children added with the visits' power", 0.0, 1e6,
+         by_players={2: 1.0, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
+    Knob("widen_exponent", float, 0.5, "the power of the visits widening follows", 0.0, 2.0,
+         kernel="widen_exponent"),
     # Decisions a rollout plays before the evaluation (when rollout_rounds is 0).
-    rollout_depth: int = 3
+    Knob("rollout_depth", int, 3, "rollout decisions before the evaluation", 0, 1000, kernel="rollout_depth",
+         option="RolloutDepth", option_range=(0, 64), flag="--rollout-depth"),
     # > 0: roll out until rounds * 2 * players action-phase decisions since the
-    # root instead; None: 1 with 3 or 4 players, 0 with 2.
-    rollout_rounds: Optional[float] = None
+    # root instead; None: 1 with 3 or 4 players, 0 with 2 (the kernel's rule, told by -1).
+    Knob("rollout_rounds", float, None, "rounds a rollout plays to instead", 0.0, 1000.0,
+         kernel="rollout_rounds", to_kernel=lambda v: -1.0 if v is None else v),
     # Play on past the rollout's end (at most 16 decisions) until no conflict
     # or choice is pending; the look-ahead plays out the conflicts it starts.
-    rollout_settle: bool = True
+    Knob("rollout_settle", bool, True, "play a rollout on until no conflict is pending", kernel="rollout_settle"),
     # A rounds rollout passes its actions after the first rollout_tail_after
     # (-1: none; None: DEFAULT_TAIL_AFTER); conflicts, choices epsilon-greedy.
-    rollout_tail_after: Optional[int] = None
+    # With 4: the tail after 3 actions and half the widening, accepted together
+    # (SPRT against the tail after 1 and the full widening, 1,000 iterations,
+    # elo0=0 elo1=10: H1 after 876 games, +19 Elo); the tail after 1 before that
+    # (SPRT at equal time, elo0=-10 elo1=0: H1 after 996 games, +10 Elo).
+    # With 2 the tail does nothing (no rounds rollouts); 3 players are untested.
+    Knob("rollout_tail_after", int, None, "rounds-rollout actions before it passes", -1, 1000,
+         by_players={2: -1, 3: -1, 4: 3}, kernel="tail_after"),
     # Rollout policy: "greedy" (epsilon-greedy on the prior) or "uniform".
-    rollout_policy: str = "greedy"
+    Knob("rollout_policy", str, "greedy", "how a rollout decides", choices=("greedy", "uniform"),
+         kernel="rollout_greedy", to_kernel=lambda v: v == "greedy"),
     # Chance of a uniformly random decision in an epsilon-greedy rollout.
-    rollout_epsilon: float = 0.1
-    # Evaluation weights (ext/heuristics.pxd EvalParams; None: DEFAULT_WEIGHTS
+    Knob("rollout_epsilon", float, 0.1, "chance of a random rollout decision", 0.0, 1.0, kernel="rollout_epsilon"),
+    # Evaluation weights (ext/search/evaluation.pxd EvalParams; None: DEFAULT_WEIGHTS
     # by player count): concave colour utility, the weakest colour's bonus,
-    tau: Optional[float] = None
-    min_bonus: Optional[float] = None
+    Knob("tau", float, None, "the colour utility's concavity", 0.0, 1e6, True, by_players=_weight("tau"),
+         kernel="tau"),
+    Knob("min_bonus", float, None, "the weakest colour's bonus", by_players=_weight("min_bonus"),
+         kernel="min_bonus"),
     # a leader's prospects (presence, temples beside it, supporters, monuments,
     # a treasure near a trader), a king's pull, a catastrophe in hand,
-    leader: Optional[float] = None
-    king: Optional[float] = None
-    temple: Optional[float] = None
-    supporter: Optional[float] = None
-    monument: Optional[float] = None
-    treasure_near: Optional[float] = None
-    catastrophe: Optional[float] = None
+    Knob("leader", float, None, "a leader's presence", by_players=_weight("leader"), kernel="leader"),
+    Knob("king", float, None, "a king's pull", by_players=_weight("king"), kernel="king"),
+    Knob("temple", float, None, "a temple beside a leader", by_players=_weight("temple"), kernel="temple"),
+    Knob("supporter", float, None, "a leader's supporter", by_players=_weight("supporter"), kernel="supporter"),
+    Knob("monument", float, None, "a monument of a leader's colour", by_players=_weight("monument"),
+         kernel="monument"),
+    Knob("treasure_near", float, None, "a treasure near a trader", by_players=_weight("treasure_near"),
+         kernel="treasure_near"),
+    Knob("catastrophe", float, None, "a catastrophe in hand", by_players=_weight("catastrophe"),
+         kernel="catastrophe"),
     # the opponents' value (opponents_max * best + the rest * mean) and the
     # logistic's scale on the margin,
-    opponents_max: Optional[float] = None
-    eval_scale: Optional[float] = None
+    Knob("opponents_max", float, None, "the best opponent's share", 0.0, 1.0, by_players=_weight("opponents_max"),
+         kernel="opponents_max"),
+    Knob("eval_scale", float, None, "the logistic's scale", 0.0, 1e6, True, by_players=_weight("eval_scale"),
+         kernel="scale"),
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
-    eval_centre: float = 1.0
+    Knob("eval_centre", float, 1.0, "centring on the root's margins", kernel="centre"),
     # the end coming nearer, for a seat that leads at the root (margin units),
-    endgame: float = 4.0
+    Knob("endgame", float, 4.0, "the end coming nearer for the leader", kernel="endgame"),
     # and the 2015 variants: a leader with its colour's building in its
     # kingdom, a king in the wonder's kingdom (set by reasoning, not tuned).
-    building: float = 0.8
-    wonder: float = 1.5
+    Knob("building", float, 0.8, "a leader with its colour's building", kernel="building"),
+    Knob("wonder", float, 1.5, "a king in the wonder's kingdom", kernel="wonder"),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
-    final_move: str = "visits"
+    Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
-    reuse_tree: bool = True
-    # Memory of the tree in MiB (shared out among the workers); at the limit
-    # it stops growing and iterations go on through the nodes it has.
-    tree_memory_mb: int = 1024
+    Knob("reuse_tree", bool, True, "keep the tree within a turn", option="ReuseTree", flag="--reuse-tree"),
+    # Memory of the tree in MiB (shared out among the workers: configure sets
+    # it apart); at the limit it stops growing and iterations go on through
+    # the nodes it has.
+    Knob("tree_memory_mb", int, 1024, "MiB the tree may hold", 1, 1 << 20, option="TreeMemory"),
+)
+KNOB = {k.name: k for k in KNOBS}
+
+# (low, high, low open?) of the knobs that have a range
+FIELD_RANGES = {k.name: (k.low, k.high, k.low_open) for k in KNOBS if k.low is not None}
+# rollout_tail_after and widen_coef left None, by the number of players (KNOBS says why)
+DEFAULT_TAIL_AFTER = KNOB["rollout_tail_after"].by_players
+DEFAULT_WIDEN_COEF = KNOB["widen_coef"].by_players
+
+
+def _knob_fields(cls):
+    """Give cls one field per knob (name, type, default), in KNOBS order, for @dataclass."""
+    cls.__annotations__ = {k.name: (Optional[k.type] if k.default is None else k.type) for k in KNOBS}
+    for k in KNOBS:
+        setattr(cls, k.name, k.default)
+    return cls
+
+
+@dataclass(frozen=True)
+@_knob_fields
+class SearchParams:
+    """Parameters of the ISMCTS search, one field per knob of KNOBS; docs/strength.md holds how each default was measured."""
 
     def __post_init__(self):
-        if self.rollout_policy not in ("greedy", "uniform"):
-            raise SearchError(f"rollout_policy must be 'greedy' or 'uniform', got {self.rollout_policy!r}")
-        if self.final_move not in ("visits", "mean"):
-            raise SearchError(f"final_move must be 'visits' or 'mean', got {self.final_move!r}")
+        for k in KNOBS:
+            if k.choices and getattr(self, k.name) not in k.choices:
+                raise SearchError(f"{k.name} must be {' or '.join(map(repr, k.choices))}, "
+                                  f"got {getattr(self, k.name)!r}")
         if self.rollout_depth < 0 or (self.rollout_rounds is not None and self.rollout_rounds < 0):
             raise SearchError(f"rollout_depth and rollout_rounds must be >= 0, got {self.rollout_depth}, {self.rollout_rounds}")
         if (isinstance(self.tree_memory_mb, bool) or not isinstance(self.tree_memory_mb, int)
@@ -168,9 +216,8 @@ class SearchParams:
 
     def with_changes(self, **changes) -> "SearchParams":
         """Return a copy with some fields changed (unknown names raise SearchError)."""
-        names = {f.name for f in fields(self)}
         for k in changes:
-            if k not in names:
+            if k not in KNOB:
                 raise SearchError(f"unknown search parameter {k!r}")
         return replace(self, **changes)
 
@@ -178,63 +225,47 @@ class SearchParams:
         """Return a copy whose fields left None (weights, rollout tail, widening) are the defaults for this many players."""
         if isinstance(players, bool) or players not in DEFAULT_WEIGHTS:
             raise SearchError(f"players must be 2, 3 or 4, got {players!r}")
-        unset = {n: DEFAULT_WEIGHTS[players][n] for n in WEIGHT_FIELDS if getattr(self, n) is None}
-        if self.rollout_tail_after is None:
-            unset["rollout_tail_after"] = DEFAULT_TAIL_AFTER[players]
-        if self.widen_coef is None:
-            unset["widen_coef"] = DEFAULT_WIDEN_COEF[players]
+        unset = {k.name: k.by_players[players] for k in KNOBS
+                 if k.by_players is not None and getattr(self, k.name) is None}
         return replace(self, **unset) if unset else self
 
-    def configure(self, tree, players: int, workers: int = 1) -> None:
-        """Hand the kernel's share of the knobs for a game of `players` to an ext.mcts.Tree (one of `workers` trees)."""
+    def kernel_values(self, players: int) -> dict:
+        """Return {kernel field: value} of every knob the kernel reads, for a game of `players`."""
         p = self.resolved(players)
-        tree.set_memory_limit(p.tree_memory_mb * MIB // workers)
-        tree.configure(p.exploration, p.widen_base, p.widen_coef, p.widen_exponent,
-                       p.rollout_depth, p.rollout_epsilon, p.rollout_policy == "greedy",
-                       p.eval_weights(players), p.rollout_settle,
-                       -1.0 if p.rollout_rounds is None else p.rollout_rounds,
-                       p.rollout_tail_after)
+        return {k.kernel: k.kernel_value(getattr(p, k.name)) for k in KNOBS if k.kernel is not None}
+
+    def configure(self, tree, players: int, workers: int = 1) -> None:
+        """Hand the kernel's share of the knobs for a game of `players` to an ext.search.tree.Tree (one of `workers` trees)."""
+        values = self.kernel_values(players)
+        tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
+        tree.configure(values)
 
     def eval_weights(self, players: int) -> tuple:
-        """Return the evaluation weights for a game of `players` in ext.heuristics.EVAL_FIELDS order."""
-        p = self.resolved(players)
-        return (p.tau, p.min_bonus, p.leader, p.king, p.temple, p.supporter,
-                p.monument, p.treasure_near, p.catastrophe, p.opponents_max,
-                p.eval_scale, p.eval_centre, p.endgame, p.building, p.wonder)
+        """Return the evaluation weights for a game of `players` in ext.search.evaluation.EVAL_FIELDS order."""
+        from ext.search.evaluation import EVAL_FIELDS
+        values = self.kernel_values(players)
+        return tuple(values[name] for name in EVAL_FIELDS)
 
 
-def _field_kind(name: str) -> str:
-    """Return a field's kind: "float", "int", "bool", "str", "int?" or "float?" (or None)."""
-    hint = typing.get_type_hints(SearchParams)[name]
-    if hint == Optional[int]:
-        return "int?"
-    if hint is bool:
-        return "bool"
-    if hint is int:
-        return "int"
-    if hint is str:
-        return "str"
-    if hint is float:
-        return "float"
-    return "float?"
+def field_kind(name: str) -> str:
+    """Return a field's kind: "float", "int", "bool", "str", "int?" or "float?" (KeyError if no knob has that name)."""
+    return KNOB[name].kind
 
 
 def check_value(name: str, value, source: str = "params") -> object:
     """Return a field's value checked for its type and range (an int for a float field becomes a float)."""
-    names = [f.name for f in fields(SearchParams)]
-    if name not in names:
+    if name not in KNOB:
         import difflib
-        near = difflib.get_close_matches(name, names, 1)
+        near = difflib.get_close_matches(name, list(KNOB), 1)
         hint = f" (did you mean {near[0]!r}?)" if near else ""
         raise SearchError(f"{source}: unknown field {name!r}{hint}")
-    kind = _field_kind(name)
+    knob = KNOB[name]
+    kind = knob.kind
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == "bool" and not isinstance(value, bool):
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
-    if kind == "str":
-        choices = {"rollout_policy": ("greedy", "uniform"), "final_move": ("visits", "mean")}[name]
-        if value not in choices:
-            raise SearchError(f"{source}: field {name!r} must be one of {', '.join(choices)}, got {value!r}")
+    if kind == "str" and value not in knob.choices:
+        raise SearchError(f"{source}: field {name!r} must be one of {', '.join(knob.choices)}, got {value!r}")
     if kind == "int?" and value is None:
         return None
     if kind in ("int", "int?") and (not number or not isinstance(value, int)):
@@ -247,8 +278,8 @@ def check_value(name: str, value, source: str = "params") -> object:
         if not math.isfinite(value):
             raise SearchError(f"{source}: field {name!r} must be finite, got {value!r}")
         value = float(value)
-    if name in FIELD_RANGES:
-        lo, hi, lo_open = FIELD_RANGES[name]
+    if knob.low is not None:
+        lo, hi, lo_open = knob.low, knob.high, knob.low_open
         if value < lo or value > hi or (lo_open and value == lo):
             low = f"> {lo}" if lo_open else f">= {lo}"
             raise SearchError(f"{source}: field {name!r} = {value!r} is out of range (must be {low} and <= {hi})")

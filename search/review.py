@@ -36,7 +36,7 @@ from engine.info import determinize, observation
 from engine.record import record_start, replay_record
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
-from search.backends import exit_with_parent
+from search.arena.backends import exit_with_parent
 from search.ismcts import ISMCTS, worker_seed
 from search.params import SearchParams
 

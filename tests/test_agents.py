@@ -14,10 +14,10 @@ if ROOT not in sys.path:          # import `search` from this checkout even if n
 import engine  # noqa: E402
 from engine import actions as A  # noqa: E402
 from engine.info import determinize, observation  # noqa: E402
+from engine.legality import conflict_bases, side_supporters, temples_beside  # noqa: E402
 from search.agent import Limits, SearchError  # noqa: E402
-from search.baselines import (GreedyAgent, RandomAgent, conflict_bases, hyper_at_least,  # noqa: E402
-                           temples_beside)
-from search.arena import run_match  # noqa: E402
+from search.baselines import GreedyAgent, RandomAgent, hyper_at_least  # noqa: E402
+from search.arena.runner import run_match  # noqa: E402
 
 PHASES = ("action", "revolt_attack", "revolt_defend", "war_choice", "war_attack", "war_defend",
           "monument", "treasure")
@@ -181,7 +181,6 @@ def test_greedy_beats_random():
 def test_greedy_counts_supporters_through_the_wonder_R_VAR_WONDER_2():
     """The wonder connects like tiles: a black tile beyond it supports the king (else greedy's
     English commitment, computed from these bases, is not a legal count)."""
-    from search.baselines import side_supporters
     cells = [0] * 176
     king, wonder, tile = 5 * 16 + 4, 5 * 16 + 5, 5 * 16 + 6      # e6, f6, g6 in a row
     cells[wonder], cells[tile] = 10, 1

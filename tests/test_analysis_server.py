@@ -1,4 +1,4 @@
-"""`tne-ai analysis-server` (tne_ai/analysis_server.py, docs/analysis.md), driven as a real process.
+"""`tne-ai analysis-server` (tne_ai/analysis/server.py, docs/analysis.md), driven as a real process.
 
 A small test client writes JSON query lines to the server's stdin from the
 test and reads its answers from stdout on a thread. Every wait has a
@@ -26,7 +26,7 @@ from engine.actions import format_action
 from engine.position import format_position
 from engine.record import GameRecorder, record_start, replay_record
 from engine.view import letters
-from tne_ai.analysis_server import MAX_LINE_BYTES
+from tne_ai.analysis.server import MAX_LINE_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"

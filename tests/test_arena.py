@@ -1,4 +1,4 @@
-"""The arena (search/arena.py): observations only, forfeits, seat rotation, statistics, determinism."""
+"""The arena (search/arena/runner.py): observations only, forfeits, seat rotation, statistics, determinism."""
 from __future__ import annotations
 
 import math
@@ -15,11 +15,12 @@ if ROOT not in sys.path:          # import `search` from this checkout even if n
 
 import engine  # noqa: E402
 from engine.record import replay_record  # noqa: E402
-from search import arena  # noqa: E402
+from search.arena import runner as arena  # noqa: E402
+from tne_ai.cli.arena import arena_command  # noqa: E402
 from search.agent import Agent, Limits, SearchError  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
-from search.sprt import SprtSpec  # noqa: E402
-from search.arena import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
+from search.arena.sprt import SprtSpec  # noqa: E402
+from search.arena.runner import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402
                           wilson_interval)
 
 
@@ -77,6 +78,15 @@ class Spy(RandomAgent):
         assert obs["hands"] is None and obs["bag"] is None and obs["swapped"] is None
         assert obs["seat"] == self.seat and sum(obs["hand"]) == obs["hand_sizes"][self.seat]
 
+
+
+def arena_cli(argv: list) -> int:
+    """Run `tne-ai arena ARGV` in this process and return its exit code (output to stdout and stderr)."""
+    try:
+        arena_command.main(argv, prog_name="tne-ai arena")
+    except SystemExit as e:
+        return e.code
+    return 0
 
 def test_wilson_interval_known_values():
     lo, hi = wilson_interval(0.5, 100)
@@ -264,17 +274,16 @@ def test_a_resume_refuses_an_unfinished_record(tmp_path):
 
 def test_the_command_line_resumes_and_refuses_a_resume_without_records(tmp_path, capsys):
     argv = ["--a", "greedy", "--b", "random", "--games", "2", "--seed", "3", "--record-dir", str(tmp_path)]
-    assert arena.main(argv + ["--quiet"]) == 0
+    assert arena_cli(argv + ["--quiet"]) == 0
     os.remove(tmp_path / "game0001-random-greedy.txt")
     capsys.readouterr()
-    assert arena.main(argv + ["--resume"]) == 0
+    assert arena_cli(argv + ["--resume"]) == 0
     out = capsys.readouterr().out
     assert "game 1/2 ranks greedy:0 random:1 (treasures, 172 decisions, resumed)" in out
     assert re.search(r"^game 2/2 ranks random:1 greedy:0 \(bag, 198 decisions, \d+s\)$", out, re.M)
-    assert arena.main(argv + ["--resume", "--iterations", "50"]) == 2
+    assert arena_cli(argv + ["--resume", "--iterations", "50"]) == 2
     assert "limits: [None, None] then, [50, None] now" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        arena.main(argv[:-2] + ["--resume"])
+    assert arena_cli(argv[:-2] + ["--resume"]) == 2
     assert "--resume needs the --record-dir" in capsys.readouterr().err
 
 
@@ -286,11 +295,11 @@ def test_derive_seed_is_stable_and_spread():
 
 def test_registry_and_main(capsys):
     assert {"random", "greedy"} <= set(arena.AGENTS)
-    assert arena.main(["--a", "random", "--b", "greedy", "--games", "2", "--quiet"]) == 0
+    assert arena_cli(["--a", "random", "--b", "greedy", "--games", "2", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "win share" in out and "Elo random - greedy" in out
-    with pytest.raises(SystemExit):
-        arena.main(["--a", "nope", "--b", "random", "--games", "1"])
+    assert arena_cli(["--a", "nope", "--b", "random", "--games", "1"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
 
 
 class Passer(RandomAgent):
@@ -327,7 +336,7 @@ def test_greedy_breaks_a_passing_stall():
 
 def test_parallel_match_gives_the_same_results_as_sequential():
     from search.baselines import GreedyAgent, RandomAgent
-    from search.arena import run_match
+    from search.arena.runner import run_match
     factories = {"greedy": GreedyAgent, "random": RandomAgent}
     one = run_match(factories, 4, 2, seed=3, jobs=1)
     two = run_match(factories, 4, 2, seed=3, jobs=2)
@@ -336,7 +345,7 @@ def test_parallel_match_gives_the_same_results_as_sequential():
 
 
 def test_one_match_summary_for_the_arena_and_the_referee():
-    from tne_ai import match
+    from tne_ai.referee import match
     assert match.summarise is arena.summarise           # tne-ai match keeps no copy of its own
     res = run_match({"a": FirstLegal, "b": Raiser}, games=4, players=2, seed=3, lineup=["b", "a"])
     again = arena.summarise(res.games, res.lineup, 2, "standard", 3, order=["a", "b"])
@@ -346,9 +355,9 @@ def test_one_match_summary_for_the_arena_and_the_referee():
     assert list(match.summarise(res.games, ["b", "a"], 2, "standard", 3).stats) == ["b", "a"]
 
 
-def test_an_ismcts_agent_with_a_params_file_meets_the_defaults(tmp_path):
+def test_an_ismcts_agent_with_a_params_file_meets_the_defaults(tmp_path, capsys):
     """`ismcts:FILE` plays the file's params under the file's name; a bad file or kind is refused by name."""
-    from search.arena import agent_factory
+    from search.arena.runner import agent_factory
     from search.params import SearchParams
     path = tmp_path / "tuned.json"
     SearchParams().with_changes(exploration=1.3).save(str(path))
@@ -361,15 +370,15 @@ def test_an_ismcts_agent_with_a_params_file_meets_the_defaults(tmp_path):
     path.write_text('{"format": "tne-ai params 1", "params": {"explortion": 1}}')
     with pytest.raises(SearchError, match="explortion"):
         agent_factory(f"ismcts:{path}")
-    with pytest.raises(SystemExit):                  # the command line names the field too
-        arena.main(["--a", f"ismcts:{path}", "--b", "greedy"])
+    assert arena_cli(["--a", f"ismcts:{path}", "--b", "greedy"]) == 2  # the command line names the field too
+    assert "explortion" in capsys.readouterr().err
 
 
 def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, capsys):
     from search.params import SearchParams
     ok = tmp_path / "quick.json"
     SearchParams().with_changes(rollout_depth=1).save(str(ok))
-    assert arena.main(["--a", f"ismcts:{ok}", "--b", "greedy", "--games", "2", "--iterations", "20",
+    assert arena_cli(["--a", f"ismcts:{ok}", "--b", "greedy", "--games", "2", "--iterations", "20",
                        "--quiet"]) == 0
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("agent", "ismcts-quick", "greedy "))]
     end = rows[0].index("seats") + len("seats")         # the seats column ends under its heading
@@ -378,18 +387,18 @@ def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, ca
 
 def _unpack_records(tmp_path, name):
     import tarfile
-    with tarfile.open(os.path.join(ROOT, "docs", "records", name + ".tar.xz")) as tar:
+    with tarfile.open(os.path.join(ROOT, "tests", "data", "records", name + ".tar.xz")) as tar:
         tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     return tmp_path / name
 
 
 @pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
 def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
-    """docs/records keeps the 4-player games against three greedy of the tail after 3 and half the widening (now the defaults): the same shares."""
+    """tests/data/records keeps the 4-player games against three greedy of the tail after 3 and half the widening (now the defaults): the same shares."""
     from search.params import SearchParams
     monkeypatch.chdir(_unpack_records(tmp_path, "4p-vs-greedy-tail3-widen05"))
     assert SearchParams.load("w05t3.json").resolved(4) == SearchParams().resolved(4)
-    assert arena.main(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
+    assert arena_cli(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
                        "--iterations", "1000", "--games", "400", "--seed", str(seed), "--jobs", "2",
                        "--record-dir", f"seed{seed}", "--resume", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -398,11 +407,11 @@ def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_
 
 
 KEPT_SPRTS = [
-    # the 4-player fit (docs/strength.md, sixth session): both sides from params files
+    # the 4-player fit (docs/strength.md, "The evaluation weights"): both sides from params files
     ("sprt-4p-texel4p-seed3500", ["ismcts:texel4p.json", "ismcts:old.json", "300", "6000", "3500"], None,
      "1312 games, 4 players, standard board, seed 3500, lineup ismcts-texel4p ismcts-old", "0.522",
      "LLR 2.99 [-2.94, 2.94], H1 accepted after 328 deals"),
-    # the tail after 3 and half the widening (eighth session): the baseline was the defaults of the
+    # the tail after 3 and half the widening: the baseline was the defaults of the
     # time, which match.json holds resolved, so they are set back for the read-back
     ("sprt-4p-tail3-widen05-seed3800", ["ismcts:w05t3.json", "ismcts", "1000", "4000", "3800"],
      ({2: -1, 3: -1, 4: 1}, {2: 1.0, 3: 1.0, 4: 1.0}),
@@ -414,14 +423,16 @@ KEPT_SPRTS = [
 @pytest.mark.parametrize("name, args, old_defaults, head, share, decision", KEPT_SPRTS)
 def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkeypatch, capsys, name, args,
                                                               old_defaults, head, share, decision):
-    """docs/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
+    """tests/data/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, name))
     if old_defaults:
-        monkeypatch.setattr(params, "DEFAULT_TAIL_AFTER", old_defaults[0])
-        monkeypatch.setattr(params, "DEFAULT_WIDEN_COEF", old_defaults[1])
+        # the tables are the knobs' own (search.params.KNOBS): set their entries back, not the names
+        for table, old in zip((params.DEFAULT_TAIL_AFTER, params.DEFAULT_WIDEN_COEF), old_defaults):
+            for players, value in old.items():
+                monkeypatch.setitem(table, players, value)
     a, b, iterations, games, seed = args
-    assert arena.main(["--a", a, "--b", b, "--players", "4", "--lineup", "a,b,a,b", "--iterations", iterations,
+    assert arena_cli(["--a", a, "--b", b, "--players", "4", "--lineup", "a,b,a,b", "--iterations", iterations,
                        "--games", games, "--seed", seed, "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
                        "--record-dir", "records", "--resume", "--quiet"]) == 0
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""search.backends: the local backends and a real local Ray instance playing arena matches, a killed worker, cancelling.
+"""search.arena.backends: the local backends and a real local Ray instance playing arena matches, a killed worker, cancelling.
 
 One Ray instance (2 CPUs) serves the whole module and is shut down at the
 end. This directory goes on the workers' PYTHONPATH so that they can import
@@ -13,11 +13,11 @@ import time
 import pytest
 
 from orphans import pids_left_after_sigkill
-from search.arena import run_match
-from search.backends import (BackendError, JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
+from search.arena.runner import run_match
+from search.arena.backends import (BackendError, JobLost, ProcessBackend, RayBackend, SerialBackend, ThreadBackend, make_backend,
                              start_ray)
 from search.baselines import GreedyAgent, RandomAgent
-from search.sprt import SprtSpec
+from search.arena.sprt import SprtSpec
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FACTORIES = {"greedy": GreedyAgent, "random": RandomAgent}
@@ -121,7 +121,7 @@ def test_pool_workers_exit_when_their_parent_is_killed():
     """A match killed outright (SIGKILL) leaves no idle pool worker behind."""
     pids, left = pids_left_after_sigkill(
         "import os, signal\n"
-        "from search.backends import ProcessBackend\n"
+        "from search.arena.backends import ProcessBackend\n"
         "from test_backends import worker_pid\n"
         "b = ProcessBackend(2)\n"
         "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, range(6))})), flush=True)\n"
@@ -225,32 +225,28 @@ def test_ray_match_stops_at_the_sprt_decision(ray_instance):
 
 def test_cancel_stops_every_ray_task(ray_instance):
     b = RayBackend()
-    stream = b.stream(time.sleep, [0.1] + [30] * 5)
-    t0 = time.monotonic()
+    stream = b.stream(time.sleep, [0.1] + [3600] * 5)
     assert next(stream) == (0, None)
     b.cancel()
     assert list(stream) == []
-    # every CPU comes back within seconds: the 30-second tasks did not run on
-    deadline = time.monotonic() + 20
+    # every CPU comes back: the hour-long tasks did not run on (the 300 s only guard against a hang)
+    deadline = time.monotonic() + 300
     while ray_instance.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert ray_instance.available_resources().get("CPU", 0) == 2
-    assert time.monotonic() - t0 < 25
 
 
 def test_ctrl_c_cancels_a_ray_match(ray_instance):
     def progress(i, g):
         raise KeyboardInterrupt()
 
-    t0 = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         run_match({"slow": Slow, "random": RandomAgent}, games=8, players=2, seed=2, backend=RayBackend(),
                   progress=progress)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 300           # only a guard against a hang: no bound on the speed
     while ray_instance.available_resources().get("CPU", 0) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert ray_instance.available_resources().get("CPU", 0) == 2
-    assert time.monotonic() - t0 < 60
 
 
 # ---------------------------------------------------------------- the referee (tne-ai match) on Ray
@@ -258,13 +254,13 @@ def test_ctrl_c_cancels_a_ray_match(ray_instance):
 def fake_engine(name: str, script: str):
     import shlex
     import sys
-    from tne_ai.match import parse_engine
+    from tne_ai.referee.match import parse_engine
     cmd = " ".join(shlex.quote(x) for x in (sys.executable, os.path.join(HERE, "fake_engines", script)))
     return parse_engine(f"name={name} cmd={shlex.quote(cmd)}")
 
 
 def test_a_referee_match_on_ray_equals_the_local_one(ray_instance, tmp_path):
-    from tne_ai.match import Control, run_engine_match
+    from tne_ai.referee.match import Control, run_engine_match
     engines = [fake_engine("a", "good_engine.py"), fake_engine("b", "crash_engine.py")]
     local = run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5))
     remote = run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5), backend=RayBackend(),
@@ -278,7 +274,7 @@ def test_a_referee_match_on_ray_equals_the_local_one(ray_instance, tmp_path):
 
 
 def test_an_engine_that_cannot_start_stops_a_ray_match(ray_instance):
-    from tne_ai.match import Control, MatchAborted, parse_engine, run_engine_match
+    from tne_ai.referee.match import Control, MatchAborted, parse_engine, run_engine_match
     engines = [fake_engine("a", "good_engine.py"), parse_engine("name=bad cmd=/nonexistent/tne-engine")]
     with pytest.raises(MatchAborted) as info:
         run_engine_match(engines, 4, 2, seed=3, control=Control(iterations=5), backend=RayBackend())

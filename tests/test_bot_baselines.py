@@ -18,9 +18,9 @@ from engine.view import letters  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from test_protocol import Step, SubprocessBot, wait_block  # noqa: E402
 from test_protocol import mid_game as protocol_mid_game  # noqa: E402
-from tne_ai.bot import BotSession, stall_counts  # noqa: E402
+from tne_ai.protocol.bot import BotSession, stall_counts  # noqa: E402
 from tne_ai.cli import main as cli_main  # noqa: E402
-from tne_ai.protocol import ProtocolError  # noqa: E402
+from tne_ai.protocol.codec import ProtocolError  # noqa: E402
 
 
 class Session:

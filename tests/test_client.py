@@ -1,4 +1,4 @@
-"""The engine client (tne_ai/client.py) against a real `tne-ai bot`, the fake engines and scripted misbehaviour.
+"""The engine client (tne_ai/protocol/client.py) against a real `tne-ai bot`, the fake engines and scripted misbehaviour.
 
 Searches are short and seeded (`go iterations N seed S`); the failures come
 from tests/fake_engines (a crash, a silent engine, a hang with a child
@@ -21,8 +21,8 @@ import engine
 from engine.actions import parse_action
 from engine.view import events_for_seat, letters
 from tne_ai import __version__
-from tne_ai.client import (AnalysisInfo, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
-                           GarbledReply, Limits, Option, OptionError, ProtocolErrorReply, WaitCancelled,
+from tne_ai.protocol.client import (AnalysisInfo, ClientError, Engine, EngineStartError, EngineTerminated, EngineTimeout,
+                           GarbledReply, GoLimits, Option, OptionError, ProtocolErrorReply, WaitCancelled,
                            parse_info_candidate, parse_info_header, parse_option, position_line)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,7 +127,7 @@ def test_an_option_set_takes_effect(bot):
     bot.set_position(first=0, hand="kkrbgg")
     for n in (2, 4):
         bot.set_option("candidates", n)
-        assert len(bot.analyse(Limits(iterations=200, seed=1)).candidates) == n
+        assert len(bot.analyse(GoLimits(iterations=200, seed=1)).candidates) == n
 
 
 def test_a_bad_option_raises_with_the_error_code(bot):
@@ -159,7 +159,7 @@ def test_play_a_few_decisions_of_a_game(tmp_path):
             seat = state.to_act
             eng = seats[seat]
             eng.set_position(first=start["to_act"], hand=letters(start["hands"][seat]), moves=events[seat])
-            result = eng.play(Limits(iterations=60, seed=ply))
+            result = eng.play(GoLimits(iterations=60, seed=ply))
             assert result.action == parse_action(result.move) and result.action in state.legal_actions()
             assert result.info.iterations == 60 and result.info.best.move == result.move
             assert result.elapsed >= 0
@@ -183,7 +183,7 @@ def test_analyse_reports_candidates_whose_visits_add_up(bot):
     bot.configure({"Candidates": 64})
     bot.new_game(players=3, seat=1)
     bot.set_position(first=0, hand="krbggg", moves=["tile k a1", "pass"])
-    info = bot.analyse(Limits(iterations=400, seed=3))
+    info = bot.analyse(GoLimits(iterations=400, seed=3))
     assert info.iterations == 400 and info.nodes > 1 and len(info.value) == 3
     assert 1 < len(info.candidates) <= 64
     visits = [c.visits for c in info.candidates]
@@ -201,7 +201,7 @@ def test_the_same_seed_gives_the_same_bestmove():
             eng.configure(QUIET)
             eng.new_game(players=2, seat=1)
             eng.set_position(first=0, hand="kkbbrg", moves=["leader k p1", "pass"])
-            r = eng.play(Limits(iterations=300, seed=seed))
+            r = eng.play(GoLimits(iterations=300, seed=seed))
             return r.move, [(c.move, c.visits) for c in r.info.candidates]
     first = search(7)
     assert search(7) == first
@@ -213,7 +213,7 @@ def test_a_fen_position_and_streamed_reports(bot):
     state = engine.new_game(players=2, seed=9)
     bot.new_game(players=2, seat=state.to_act)
     bot.set_position(fen=state.position(hidden=True))
-    assert bot.play(Limits(iterations=50, seed=1)).action in state.legal_actions()
+    assert bot.play(GoLimits(iterations=50, seed=1)).action in state.legal_actions()
     bot.set_position(fen=state.position(), hand=letters(state.snapshot()["hands"][state.to_act]), swapped="0,0,0,0")
     bot.set_option("InfoInterval", 10)
     reports = []
@@ -223,7 +223,7 @@ def test_a_fen_position_and_streamed_reports(bot):
         if len(reports) == 2:
             bot.stop()
 
-    result = bot.play(Limits(infinite=True), on_info=on_info)
+    result = bot.play(GoLimits(infinite=True), on_info=on_info)
     assert len(reports) >= 2 and result.action in state.legal_actions()
     assert all(isinstance(r, AnalysisInfo) and r.iterations > 0 for r in reports)
     assert result.info.iterations >= reports[-1].iterations
@@ -236,14 +236,14 @@ def test_an_error_to_go_leaves_the_engine_usable(bot):
     bot.new_game(players=2, seat=0)
     bot.set_position(first=0, hand="kkrbgg", moves=["pass"])
     with pytest.raises(ProtocolErrorReply) as not_to_act:
-        bot.play(Limits(iterations=20))
+        bot.play(GoLimits(iterations=20))
     assert not_to_act.value.code == "not-to-act"
     bot.set_position(first=0, hand="kkrbgg", moves=["leader k z99"])
     with pytest.raises(ProtocolErrorReply) as bad_event:
-        bot.play(Limits(iterations=20, seed=1))           # go's own answer, for the old position, is dropped
+        bot.play(GoLimits(iterations=20, seed=1))           # go's own answer, for the old position, is dropped
     assert bad_event.value.code in ("bad-event", "bad-position")
     bot.set_position(first=0, hand="kkrbgg")
-    assert bot.play(Limits(iterations=20, seed=1)).move in bot.legal_moves()
+    assert bot.play(GoLimits(iterations=20, seed=1)).move in bot.legal_moves()
 
 
 def test_close_leaves_no_process_behind():
@@ -285,7 +285,7 @@ def test_a_crash_and_a_hang_during_a_search(tmp_path):
         eng.new_game()
         eng.set_position(first=0, hand="kkrbgg")
         with pytest.raises(EngineTerminated, match=r"exited with status 3\); stderr: fake: crashing on purpose"):
-            eng.play(Limits(iterations=5))
+            eng.play(GoLimits(iterations=5))
         with pytest.raises(EngineTerminated):
             eng.is_ready()
     logs = str(tmp_path / "logs")
@@ -293,7 +293,7 @@ def test_a_crash_and_a_hang_during_a_search(tmp_path):
     eng.new_game()
     eng.set_position(first=0, hand="kkrbgg")
     with pytest.raises(EngineTimeout) as hung:
-        eng.play(Limits(iterations=5), timeout=0.5)
+        eng.play(GoLimits(iterations=5), timeout=0.5)
     assert hung.value.expected == "bestmove"
     eng.close()
     children = [int(ln.split()[1]) for fn in os.listdir(logs)
@@ -356,22 +356,22 @@ def test_a_cancel_event_ends_a_wait():
         eng.set_position(first=0, hand="kkrbgg")
         threading.Timer(0.2, cancel.set).start()
         with pytest.raises(WaitCancelled):
-            eng.play(Limits(iterations=5), timeout=600)
+            eng.play(GoLimits(iterations=5), timeout=600)
     assert issubclass(WaitCancelled, ClientError)
 
 
 # ---------------------------------------------------------------- formats
 
 def test_limits_and_commands():
-    """Limits map to `go`; positions and options are formatted and parsed as docs/protocol.md writes them."""
-    assert Limits().command() == "go"
-    assert Limits(iterations=500, seed=1).command() == "go iterations 500 seed 1"
-    assert Limits(movetime=200, clocks=[1000, 640], incs=[100, 100]).command() == \
+    """GoLimits map to `go`; positions and options are formatted and parsed as docs/protocol.md writes them."""
+    assert GoLimits().command() == "go"
+    assert GoLimits(iterations=500, seed=1).command() == "go iterations 500 seed 1"
+    assert GoLimits(movetime=200, clocks=[1000, 640], incs=[100, 100]).command() == \
         "go movetime 200 clock0 1000 clock1 640 inc0 100 inc1 100"
-    assert Limits(infinite=True).command() == "go infinite"
+    assert GoLimits(infinite=True).command() == "go infinite"
     for bad in (dict(iterations=0), dict(infinite=True, iterations=5), dict(clocks=[-1]), dict(seed=1.5)):
         with pytest.raises(ValueError):
-            Limits(**bad)
+            GoLimits(**bad)
     assert position_line(first=1, hand="kkrbgg", moves=["tile k a1", "draw r"]) == \
         "position startpos first 1 hand kkrbgg moves tile k a1; draw r"
     assert position_line(fen="standard 2 x", hand="kr", swapped=(0, 1, 0, 0)) == \

@@ -90,7 +90,7 @@ def test_a_wide_point_weighs_less_and_an_infinite_one_nothing():
 def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
     """docs/strength.md's table quotes each kept curve's fitted worth of a doubling; --replot recomputes them from the rows."""
     from pathlib import Path
-    kept = Path(__file__).parent.parent / "docs" / "records" / "elo-curves"
+    kept = Path(__file__).parent / "data" / "records" / "elo-curves"
     quoted = {"2p-vs-greedy-seed2050.json": "+47 Elo a doubling, 95% [+2, +92]",
               "2p-vs-ismcts1000-seed2050.json": "+12 Elo a doubling, 95% [-9, +32]",
               "4p-vs-greedy-seed2060-2p-weights.json": "+35 Elo a doubling, 95% [+9, +61]",
@@ -98,7 +98,7 @@ def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
               "4p-vs-greedy-seed2060-tail3.json": "+3 Elo a doubling, 95% [-21, +27]",
               "4p-vs-greedy-seed2061-tail3.json": "+14 Elo a doubling, 95% [-9, +36]",
               "4p-vs-greedy-tail3-pooled.json": "+12 Elo a doubling, 95% [-4, +27]"}
-    strength = (kept.parent.parent / "strength.md").read_text()
+    strength = (Path(__file__).parent.parent / "docs" / "strength.md").read_text()
     for name, fit in quoted.items():
         assert elo_curve.main(["--replot", "--rows", str(kept / name), "--svg", str(tmp_path / "c.svg")]) == 0
         assert fit in capsys.readouterr().out

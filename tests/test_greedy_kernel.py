@@ -1,4 +1,4 @@
-"""The greedy kernel (ext/greedy.pyx) decides exactly as the Python reference (search.baselines.PyGreedyAgent)."""
+"""The greedy kernel (ext/search/greedy.pyx) decides exactly as the Python reference (search.baselines.PyGreedyAgent)."""
 from __future__ import annotations
 
 import collections
@@ -14,9 +14,9 @@ if ROOT not in sys.path:          # import `search` from this checkout even if n
 
 import engine  # noqa: E402
 from engine import actions as A  # noqa: E402
-from ext.greedy import GreedyParams, _tie_noise, greedy_choose  # noqa: E402
+from ext.search.greedy import GreedyParams, _tie_noise, greedy_choose  # noqa: E402
 from search.agent import SearchError  # noqa: E402
-from search.baselines import (DEFAULT_WEIGHTS, GreedyAgent, PyGreedyAgent, _kernel_world,  # noqa: E402
+from search.baselines import (DEFAULT_WEIGHTS, GreedyAgent, PyGreedyAgent, kernel_world,  # noqa: E402
                               tie_noise)
 
 # (players, seed, board, variants, driver): the driver plays the moves, greedy or seeded random
@@ -118,7 +118,7 @@ def test_kernel_world_keeps_the_observation():
         state.apply(rng.choice(state.legal_actions()))
     for seat in range(3):
         obs = state.observation(seat)
-        world = _kernel_world(obs)
+        world = kernel_world(obs)
         assert world.observation(seat) == obs
         assert world._consistency_problems() == []
 

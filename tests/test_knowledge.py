@@ -13,7 +13,7 @@ from engine.position import format_position, public_snapshot
 from engine.view import events_for_seat, letters
 from test_cli import random_state
 from tne_ai.cli import main
-from tne_ai.knowledge import KnowledgeError, parse_seat_record, seat_observation
+from tne_ai.analysis.knowledge import KnowledgeError, parse_seat_record, seat_observation
 
 
 def run(*args, input=None):

@@ -26,38 +26,32 @@ def test_reference_imports_nothing_of_the_cython_engine():
 
 
 def test_importing_search_loads_no_application_layer():
-    assert upper_layers_loaded("search.ismcts, search.arena, search.baselines", ("tne_ai", "click")) == []
+    assert upper_layers_loaded("search.ismcts, search.arena.runner, search.baselines", ("tne_ai", "click")) == []
 
 
 HEURISTIC_KERNELS = ("evaluate", "evaluate_terms", "seat_values", "score_actions", "war_prior",
                      "attacker_sure_commitment", "exposure_terms", "fix_needs", "greedy_playout",
-                     "colour_values", "eval_params_from")
+                     "colour_values", "eval_params_from", "merge_scored")
+EVALUATION_NAMES = ("EVAL_FIELDS", "LEADER_PARTS", "_evaluate", "_seat_values", "_score_actions", "_explain",
+                    "_greedy_choices", "_merge_scored", "_MOVE_PRIOR_MAX")
+SEARCH_KERNELS = ("ext.search", "ext.search.evaluation", "ext.search.tree", "ext.search.greedy")
 
 
-def test_the_rules_kernel_defines_no_evaluation_prior_or_playout_policy():
-    """ext/core holds only rules: every evaluation, prior and greedy-policy kernel is ext/heuristics'."""
-    import re
-    from pathlib import Path
+def test_the_rules_kernel_loads_no_search_kernel():
+    """The dependency runs one way: the search kernels (ext.search) cimport the rules kernel, never back."""
+    assert upper_layers_loaded("ext.core", SEARCH_KERNELS) == []
+    assert upper_layers_loaded("engine, ext.core", SEARCH_KERNELS) == []
+
+
+def test_the_rules_kernel_exposes_no_evaluation_prior_or_playout_policy():
+    """ext.core holds only rules: every evaluation, prior and greedy-policy kernel is ext.search.evaluation's."""
     import ext.core
-    import ext.heuristics
-    ext_dir = Path(ext.core.__file__).parent
-    core = (ext_dir / "core.pyx").read_text() + (ext_dir / "core.pxd").read_text()
-    defined = set(re.findall(r"^c?p?def\s+(?:inline\s+)?[\w*]+(?:\s+[\w*]+)?\s+\(?\*?(\w+)\(", core, re.M))
-    assert defined & set(HEURISTIC_KERNELS) == set()
-    assert "EvalParams" not in core
-    assert not [n for n in dir(ext.core) if n in ("EVAL_FIELDS", "_evaluate", "_seat_values", "_score_actions", "_explain")]
-    heur = (ext_dir / "heuristics.pyx").read_text()
-    assert {"evaluate", "seat_values", "score_actions", "greedy_playout"} <= set(
-        re.findall(r"^cdef\s+(?:inline\s+)?\w+\s+(\w+)\(", heur, re.M))
-    assert ext.heuristics.EVAL_FIELDS[0] == "tau"
-
-
-def test_the_rules_kernel_does_not_import_the_heuristics():
-    """The dependency runs one way: heuristics and the tree cimport the rules, never back."""
-    from pathlib import Path
-    import ext.core
-    core = (Path(ext.core.__file__).parent / "core.pyx").read_text()
-    assert "heuristics" not in "".join(l for l in core.splitlines() if l.startswith(("from ", "cimport ", "import ")))
+    from ext.search import evaluation
+    assert [n for n in dir(ext.core) if n in EVALUATION_NAMES] == []
+    # the C functions a module shares with those that cimport it (Cython's __pyx_capi__)
+    assert set(ext.core.__pyx_capi__) & set(HEURISTIC_KERNELS) == set()
+    assert {"evaluate", "score_actions", "greedy_playout"} <= set(evaluation.__pyx_capi__)
+    assert evaluation.EVAL_FIELDS[0] == "tau"
 
 
 VAGUE_MODULE_NAMES = {"debug", "utils", "util", "misc", "helpers", "common", "stuff"}
@@ -67,8 +61,8 @@ def test_module_names_say_what_they_hold():
     """No package holds two modules named alike (agent / agents) or a module with a name that says nothing."""
     from pathlib import Path
     root = Path(__file__).resolve().parent.parent
-    for package in ("engine", "search", "tne_ai", "ext"):
-        names = {p.stem for p in (root / package).glob("*.py*") if p.suffix in (".py", ".pyx")} - {"__init__", "__main__"}
+    for package in ("engine", "search", "tne_ai", "ext", "ext/search"):
+        names = {p.stem for p in (root / package).glob("*.p[xy]*") if p.suffix in (".py", ".pyx", ".pxi")} - {"__init__", "__main__"}
         assert not [n for n in names if n + "s" in names], f"{package}: singular and plural modules"
         assert not names & VAGUE_MODULE_NAMES, f"{package}: {sorted(names & VAGUE_MODULE_NAMES)}"
 
@@ -79,8 +73,45 @@ def test_debug_asserts_are_single_calls_that_release_builds_skip():
     from pathlib import Path
     import ext.core
     ext_dir = Path(ext.core.__file__).parent
-    asserts = [line.strip() for f in sorted(ext_dir.glob("*.pyx")) for line in f.read_text().splitlines()
+    sources = sorted(ext_dir.glob("**/*.pyx")) + sorted(ext_dir.glob("**/*.pxi"))
+    asserts = [line.strip() for f in sources for line in f.read_text().splitlines()
                if "debug_assert(" in line and "cdef" not in line and not line.strip().startswith("#")]
     assert len(asserts) >= 2
     single_call = re.compile(r"debug_assert\((self\.)?\w+\([^()]*\)\)")
     assert [a for a in asserts if not single_call.fullmatch(a)] == []
+
+
+PROJECT_PACKAGES = ("engine", "search", "tne_ai", "ext", "bench", "tools")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def test_no_module_takes_another_modules_private_names():
+    """No module of the project imports another's private name (`from x import _y`, `import x._y`): what two
+    modules share is public; dunder names (__version__) are fine. Parenthesised imports are read whole (ast)."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for package in PROJECT_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root)
+            here = list(rel.with_suffix("").parts)       # the module's dotted name, as parts
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(rel))):
+                if isinstance(node, ast.ImportFrom):
+                    if node.level:                        # relative: resolve against this module's package
+                        module = ".".join(here[:-node.level] + ([node.module] if node.module else []))
+                    else:
+                        module = node.module or ""
+                    if module.split(".")[0] not in PROJECT_PACKAGES:
+                        continue
+                    parts = module.split(".")
+                    found += [f"{rel}:{node.lineno}: from {module} import {a.name}" for a in node.names
+                              if _private(a.name) or any(_private(p) for p in parts)]
+                elif isinstance(node, ast.Import):
+                    found += [f"{rel}:{node.lineno}: import {a.name}" for a in node.names
+                              if a.name.split(".")[0] in PROJECT_PACKAGES
+                              and any(_private(p) for p in a.name.split("."))]
+    assert found == [], "private names taken across modules:\n" + "\n".join(found)

@@ -1,4 +1,4 @@
-"""The referee (tne_ai/match.py): seats told only their share, forfeits, clocks, rotation, records, clean-up.
+"""The referee (tne_ai/referee/match.py): seats told only their share, forfeits, clocks, rotation, records, clean-up.
 
 The engines are the fake engines of tests/fake_engines (small protocol
 speakers that play random legal moves from their own view, or misbehave on
@@ -22,10 +22,10 @@ from engine.actions import parse_action
 from engine.record import replay_record
 from engine.state import rank_scores
 from engine.view import letters
-from search import arena
+from search.arena import runner as arena
 from search.baselines import RandomAgent
 from tne_ai.cli import main as cli_main
-from tne_ai.match import (Control, EngineSpec, MatchAborted, newgame_line, normal_variants, parse_engine, parse_tc,
+from tne_ai.referee.match import (Control, EngineSpec, MatchAborted, newgame_line, normal_variants, parse_engine, parse_tc,
                           plan_match, play_engine_game, run_engine_match, unique_names)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -180,7 +180,7 @@ def test_time_controls_and_go_commands():
 
 
 def test_plan_rotates_seats_over_paired_deals_like_the_arena():
-    """The referee's plan is search.arena.run_match's: same deals, same seat for every slot."""
+    """The referee's plan is search.arena.runner.run_match's: same deals, same seat for every slot."""
     for players, lineup in ((2, ["a", "b"]), (3, ["a", "b", "b"])):
         plan = plan_match(lineup, 2 * players, seed=5)
         res = arena.run_match({"a": RandomAgent, "b": RandomAgent}, 2 * players, players, seed=5,
@@ -432,7 +432,7 @@ def test_interrupting_a_match_kills_every_engine(tmp_path, sig):
 def test_a_short_match_between_two_tne_ai_bots(tmp_path):
     """Two `tne-ai bot` processes play a 2-game match through the command, with few iterations."""
     try:
-        import tne_ai.bot  # noqa: F401
+        import tne_ai.protocol.bot  # noqa: F401
     except ImportError as e:
         pytest.skip(f"tne-ai bot is not available yet: {e}")
     runner = CliRunner()
@@ -610,7 +610,7 @@ def test_per_engine_limits_override_the_match_limits(tmp_path):
 
 
 def test_the_referee_stops_at_the_sprt_decision_and_shows_scores():
-    from search.sprt import SprtSpec
+    from search.arena.sprt import SprtSpec
     good, bad = fake("good", "good_engine.py"), fake("bad", "illegal_engine.py")
     res = run_engine_match([good, bad], 100, 2, seed=1, control=Control(iterations=5),
                            sprt=SprtSpec(elo0=0, elo1=100), jobs=2)

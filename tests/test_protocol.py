@@ -37,8 +37,8 @@ from search.agent import Limits
 from search.ismcts import ISMCTS
 from search.explain import explain
 from search.params import SearchParams
-from tne_ai.bot import BotSession, bot_command, clock_budget_ms, options_from_cli
-from tne_ai.protocol import (COMMANDS, ERROR_CODES, MAX_LINE_BYTES, ProtocolError, decode_line, parse_json,
+from tne_ai.protocol.bot import BotSession, bot_command, clock_budget_ms, options_from_cli
+from tne_ai.protocol.codec import (COMMANDS, ERROR_CODES, MAX_LINE_BYTES, ProtocolError, decode_line, parse_json,
                              parse_text, read_lines)
 
 TRANSCRIPTS = Path(__file__).parent / "data" / "transcripts"

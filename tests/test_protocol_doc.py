@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from test_protocol import InProcessBot, SubprocessBot, parse_transcript, replay
-from tne_ai.protocol import COMMANDS, ERROR_CODES, parse_json
+from tne_ai.protocol.codec import COMMANDS, ERROR_CODES, parse_json
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 

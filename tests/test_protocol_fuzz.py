@@ -16,8 +16,8 @@ import threading
 import pytest
 
 from test_protocol import bot_argv, mid_game, public_fen
-from tne_ai.bot import BotSession
-from tne_ai.protocol import COMMANDS, ERROR_CODES, MAX_LINE_BYTES
+from tne_ai.protocol.bot import BotSession
+from tne_ai.protocol.codec import COMMANDS, ERROR_CODES, MAX_LINE_BYTES
 
 SEED = 20261126
 LINES_PER_SCENARIO = 2600

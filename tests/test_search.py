@@ -2,14 +2,13 @@
 import random
 from pathlib import Path
 import threading
-import time
 
 import pytest
 
 import engine
 from engine.info import determinize, observation
 from search.agent import Limits, SearchError
-from search.ismcts import ISMCTS, ISMCTSAgent
+from search.ismcts import ISMCTS, ISMCTSAgent, NoIterations
 from search.params import SearchParams
 
 
@@ -137,18 +136,25 @@ def test_search_needs_a_limit():
 
 
 def test_time_limit_and_stop_from_another_thread():
+    """A time limit ends the search once its time is up; stop() from another thread ends a long one.
+
+    Only what holds at any speed is checked: no bound on how long anything took.
+    """
     s = midgame()
     obs = s.observation(s.to_act)
     m = ISMCTS()
-    t0 = time.perf_counter()
-    r = m.search(obs, s.to_act, Limits(seconds=0.2), seed=1)
-    assert r.iterations > 0 and time.perf_counter() - t0 < 5
-    out = {}
-    th = threading.Thread(target=lambda: out.setdefault("r", m.search(obs, s.to_act, Limits(seconds=60), seed=2)))
+    try:
+        r = m.search(obs, s.to_act, Limits(seconds=0.2), seed=1)
+        assert r.iterations > 0 and r.seconds >= 0.2
+    except NoIterations:        # a machine so loaded that the 0.2 s were gone before the first iteration
+        pass
+    out, begun = {}, threading.Event()
+    th = threading.Thread(target=lambda: out.setdefault("r", m.search(
+        obs, s.to_act, Limits(seconds=3600), seed=2, progress=lambda _: begun.set())))
     th.start()
-    time.sleep(0.3)
+    assert begun.wait(600)      # the search has run its first iterations (600 s only guards against a hang)
     m.stop()
-    th.join(10)
+    th.join(600)                # without the stop it would search for an hour
     assert not th.is_alive() and out["r"].iterations > 0
     assert out["r"].best in s.legal_actions()
 
@@ -271,11 +277,11 @@ def test_search_decides_and_never_peeks_with_the_variants(name):
 
 def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder():
     """building: seat 1 has a leader in the kingdom of its colour's building; wonder: seat 2's king is by the wonder."""
-    from ext import heuristics
+    from ext.search import evaluation
     for name, weight, seat in (("building-move", "building", 1), ("wonder-point", "wonder", 2)):
         s = engine.State.from_position(PERFT_ROWS[name])
-        off = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights(s.players))
-        on = heuristics._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights(s.players))
+        off = evaluation._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights(s.players))
+        on = evaluation._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights(s.players))
         assert on[seat] > off[seat]
         assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
 
@@ -322,14 +328,14 @@ def _diagram_state(diagram, **kwargs):
 def _priors(diagram, hands=None):
     """Return {notation: cheap prior} for seat 0 to act in a diagram (board outside it empty)."""
     from engine.actions import format_action
-    from ext import heuristics
+    from ext.search import evaluation
     s = _diagram_state(diagram, outside="empty", hands=hands)
-    return {format_action(a): v for a, v in heuristics._score_actions(s).items()}
+    return {format_action(a): v for a, v in evaluation._score_actions(s).items()}
 
 
 def _tree(state, params=SearchParams()):
     """Return a kernel tree reset on `state` for the seat to act, seed 1."""
-    from ext.mcts import Tree
+    from ext.search.tree import Tree
     tree = Tree()
     params.configure(tree, state.players)
     tree.reset(state, state.to_act, 1)
@@ -404,13 +410,13 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
     look-ahead then ranked wars it would win below quiet moves.
     """
     from engine.actions import format_action
-    from ext import heuristics
+    from ext.search import evaluation
 
     def attack_priors(discarded=""):
         s = _diagram_state(WAR, outside="empty", hands=["kkkkkr", "bbggrr"], discarded=discarded)
         s.apply_text("tile k c5")
         assert (s.phase, s.to_act) == ("war_attack", 0)
-        return {format_action(a): v for a, v in heuristics._score_actions(s).items()}
+        return {format_action(a): v for a, v in evaluation._score_actions(s).items()}
 
     full = attack_priors()              # 1's 6 tiles could all be black: 4 is all 0 has
     assert max(full, key=full.get) == "commit 4"
@@ -499,14 +505,14 @@ def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
 def test_dead_knobs_are_gone():
     """Knobs that measured no gain are not parameters any more (docs/strength.md keeps their measurements)."""
     from dataclasses import fields
-    from ext import heuristics
+    from ext.search import evaluation
     names = {f.name for f in fields(SearchParams)}
     for dead in ("exposure", "prior_visits", "commit_widen_base", "commit_widen_coef"):
         assert dead not in names
         with pytest.raises(SearchError, match="unknown search parameter"):
             SearchParams().with_changes(**{dead: 1.0})
-    assert "exposure" not in heuristics.EVAL_FIELDS
-    assert len(SearchParams().eval_weights(2)) == len(heuristics.EVAL_FIELDS)
+    assert "exposure" not in evaluation.EVAL_FIELDS
+    assert len(SearchParams().eval_weights(2)) == len(evaluation.EVAL_FIELDS)
 
 
 def test_search_params_comments_are_short():
@@ -526,13 +532,13 @@ def test_search_params_comments_are_short():
 
 def test_cheap_prior_stays_in_its_sixteen_buckets():
     """Every prior is in 0..15 (the tree buckets by it): a losing revolt by a leader already on the board once gave -1."""
-    from ext import heuristics
+    from ext.search import evaluation
     seen = set()
     for game in range(40):
         s = engine.new_game(2 + game % 3, game)
         rng = random.Random(game)
         while not s.is_terminal():
-            priors = heuristics._score_actions(s).values()
+            priors = evaluation._score_actions(s).values()
             seen.update(priors)
             s.apply(rng.choice(s.legal_actions()))
     assert min(seen) >= 0 and max(seen) <= 15
@@ -553,7 +559,7 @@ def test_rollouts_find_the_best_priors_without_listing_every_decision():
     placements' best does not rank above MOVE_PRIOR_MAX, and merges those
     into gen_legal's order; every way is taken below.
     """
-    from ext import heuristics
+    from ext.search import evaluation
     ways = {"placements above every move": 0, "moves win": 0, "moves tie, merged": 0, "moves lose": 0}
     action_phase_best = 0
     for game in range(30):
@@ -561,14 +567,14 @@ def test_rollouts_find_the_best_priors_without_listing_every_decision():
         s = engine.new_game(2 + game % 3, game, variants=variants)
         rng = random.Random(game)
         while not s.is_terminal():
-            priors = heuristics._score_actions(s)
+            priors = evaluation._score_actions(s)
             best = max(priors.values())
-            assert heuristics._greedy_choices(s) == [a for a, v in priors.items() if v == best]
+            assert evaluation._greedy_choices(s) == [a for a, v in priors.items() if v == best]
             action_phase_best += s.phase == "action" and best >= 4
             moves = [v for a, v in priors.items() if _is_move(s, a)]
             if s.phase == "action" and moves and best >= 4:
                 placed = max([v for a, v in priors.items() if not _is_move(s, a)] + [-1])
-                if placed > heuristics._MOVE_PRIOR_MAX:
+                if placed > evaluation._MOVE_PRIOR_MAX:
                     ways["placements above every move"] += 1
                 else:
                     ways["moves win" if max(moves) > placed else
@@ -580,24 +586,24 @@ def test_rollouts_find_the_best_priors_without_listing_every_decision():
 
 def test_two_ascending_sublists_merge_into_one_with_their_scores():
     """merge_scored interleaves placements and moves as gen_legal orders them, each score with its action."""
-    from ext import heuristics
-    assert heuristics._merge_scored([3, 10, 700], [9, 8, 7], [5, 800], [1, 2]) == \
+    from ext.search import evaluation
+    assert evaluation._merge_scored([3, 10, 700], [9, 8, 7], [5, 800], [1, 2]) == \
         ([3, 5, 10, 700, 800], [9, 1, 8, 7, 2])
-    assert heuristics._merge_scored([], [], [5, 800], [1, 2]) == ([5, 800], [1, 2])
-    assert heuristics._merge_scored([900, 901], [4, 4], [], []) == ([900, 901], [4, 4])
-    assert heuristics._merge_scored([900, 901], [4, 4], [1, 2], [6, 6]) == ([1, 2, 900, 901], [6, 6, 4, 4])
+    assert evaluation._merge_scored([], [], [5, 800], [1, 2]) == ([5, 800], [1, 2])
+    assert evaluation._merge_scored([900, 901], [4, 4], [], []) == ([900, 901], [4, 4])
+    assert evaluation._merge_scored([900, 901], [4, 4], [1, 2], [6, 6]) == ([1, 2, 900, 901], [6, 6, 4, 4])
 
 
 def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
     """The cheap prior ranks every move of a leader on the board at MOVE_PRIOR_MAX or less, which the short lists rely on."""
-    from ext import heuristics
+    from ext.search import evaluation
     move_priors = []
     for game in range(40):
         s = engine.new_game(2 + game % 3, 100 + game)
         rng = random.Random(game)
         while not s.is_terminal():
             if s.phase == "action":
-                move_priors += [v for a, v in heuristics._score_actions(s).items() if _is_move(s, a)]
+                move_priors += [v for a, v in evaluation._score_actions(s).items() if _is_move(s, a)]
             s.apply(rng.choice(s.legal_actions()))
     assert len(move_priors) > 10000
-    assert max(move_priors) <= heuristics._MOVE_PRIOR_MAX
+    assert max(move_priors) <= evaluation._MOVE_PRIOR_MAX

@@ -1,9 +1,9 @@
-"""search.sprt: the GSPRT's LLR against values worked out by hand, the bounds, the deal scoring and the stopping rule."""
+"""search.arena.sprt: the GSPRT's LLR against values worked out by hand, the bounds, the deal scoring and the stopping rule."""
 import math
 
 import pytest
 
-from search.sprt import (DealScorer, Sprt, SprtSpec, bounds, llr, llr_pentanomial, llr_trinomial,
+from search.arena.sprt import (DealScorer, Sprt, SprtSpec, bounds, llr, llr_pentanomial, llr_trinomial,
                          logistic_score, mle_with_mean)
 
 
@@ -124,7 +124,7 @@ def test_sprt_stops_at_the_bounds():
 
 
 def test_a_seeded_match_stops_early_on_h1_for_the_stronger_agent():
-    from search.arena import run_match
+    from search.arena.runner import run_match
     from search.baselines import GreedyAgent, RandomAgent
     res = run_match({"greedy": GreedyAgent, "random": RandomAgent}, games=200, players=2, seed=3,
                     sprt=SprtSpec(elo0=0, elo1=100))

@@ -1,4 +1,4 @@
-"""Tuning: params files (search.params), SPSA with checkpoints (search.tune), Texel fitting (search.texel), `tne-ai tune`."""
+"""Tuning: params files (search.params), SPSA with checkpoints (search.tuning.spsa), Texel fitting (search.tuning.texel), `tne-ai tune`."""
 from __future__ import annotations
 
 import json
@@ -8,11 +8,11 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from ext import heuristics
+from ext.search import evaluation
 from search.agent import SearchError
 from search.params import PARAMS_FORMAT, SearchParams, params_from_json
-from search.tune import Spsa, SpsaConfig, TunedField, _pair_score, gains
-from tne_ai.bot import BotSession
+from search.tuning.spsa import Spsa, SpsaConfig, TunedField, _pair_score, gains
+from tne_ai.protocol.bot import BotSession
 from tne_ai.cli import main
 
 
@@ -271,21 +271,21 @@ def test_tune_spsa_command_refuses_bad_input(tmp_path):
 
 @pytest.fixture(scope="module")
 def records():
-    from search.texel import self_play
+    from search.tuning.texel import self_play
     return self_play(4, seed=2)
 
 
 def test_the_numpy_rewards_are_the_kernels(records):
-    from search.texel import Evaluator, sample_positions
+    from search.tuning.texel import Evaluator, sample_positions
     ev = Evaluator(sample_positions(records, per_game=5, seed=1))
     w = list(SearchParams(tau=3.0, opponents_max=0.3).eval_weights(2))
     ours = ev.rewards(w)
     for s, row in zip(ev.states, ours):
-        assert list(row) == pytest.approx(heuristics._evaluate(s, w), abs=1e-5)
+        assert list(row) == pytest.approx(evaluation._evaluate(s, w), abs=1e-5)
 
 
 def test_texel_lowers_the_training_loss(records):
-    from search.texel import fit, sample_positions, split_games
+    from search.tuning.texel import fit, sample_positions, split_games
     positions = sample_positions(records, per_game=8, seed=1)
     assert positions == positions and len(positions) == 32
     assert [p.state.position(hidden=True) for p in positions] == \
@@ -301,7 +301,7 @@ def test_texel_lowers_the_training_loss(records):
 
 
 def test_texel_refuses_fields_it_cannot_fit():
-    from search.texel import check_fields
+    from search.tuning.texel import check_fields
     for name, expected in [("eval_centre", "search root"), ("exploration", "not an evaluation weight"),
                            ("leadr", "did you mean 'leader'")]:
         with pytest.raises(SearchError, match=expected):
@@ -337,8 +337,8 @@ def test_the_kept_spsa_runs_read_back_to_the_params_their_sprts_played(tmp_path)
     """docs/strength.md's SPSA runs: each checkpoint resumes, and its theta is the params file its SPRT played."""
     import tarfile
     from pathlib import Path
-    from search.tune import Spsa
-    kept = Path(__file__).parent.parent / "docs" / "records" / "spsa" / "spsa-2p-4p-ninth-session.tar.xz"
+    from search.tuning.spsa import Spsa
+    kept = Path(__file__).parent / "data" / "records" / "spsa-2p-4p.tar.xz"
     with tarfile.open(kept) as tar:
         tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     run2 = Spsa.resume(str(tmp_path / "spsa2p-checkpoint.json"))

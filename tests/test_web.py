@@ -11,9 +11,10 @@ from engine.position import format_position
 from engine.record import record_start, replay_record
 from engine.view import letters
 from starlette.testclient import TestClient
-from tne_ai.knowledge import parse_seat_record
-from tne_ai.serve import banner, is_loopback
-from tne_ai.web.app import MAX_RECORD_BYTES, create_app
+from tne_ai.analysis.knowledge import parse_seat_record
+from tne_ai.web.serve import banner, is_loopback
+from tne_ai.web.app import create_app
+from tne_ai.web.http import MAX_RECORD_BYTES
 
 ENGINE = {"iterations": 20}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from starlette.testclient import TestClient
-from tne_ai.serve import default_data_dir
+from tne_ai.web.serve import default_data_dir
 from tne_ai.web.app import SAVED_SUFFIX, create_app
 
 ENGINE = {"iterations": 20}
@@ -115,7 +115,7 @@ def test_default_data_dir_is_per_user(monkeypatch, tmp_path):
 def test_serve_creates_the_data_dir(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    import tne_ai.serve as S
+    import tne_ai.web.serve as S
 
     class FakeServer:
         def __init__(self, config):

@@ -9,7 +9,7 @@ import engine
 from engine.record import replay_record
 from starlette.testclient import TestClient
 from tne_ai.web.app import create_app
-from tne_ai.web.replay import MAX_RECORD_BYTES
+from tne_ai.web.http import MAX_RECORD_BYTES
 from records import opening
 
 @pytest.fixture(scope="module")

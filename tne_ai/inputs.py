@@ -24,6 +24,7 @@ from engine.actions import VARIANTS
 from engine.errors import EngineError
 from engine.position import parse_position
 from engine.record import record_start, replay_record
+from search.arena.backends import BACKENDS
 
 MAX_PERFT_DEPTH = 6
 SAMPLE_FILE = "data/sample-midgame.txt"
@@ -62,8 +63,8 @@ class Loaded:
                 + (f" ({on[2:]})" if on else ""))
 
 
-def _read_source(arg: str) -> tuple:
-    """Return (text, source label) of a command-line argument."""
+def read_source(arg: str) -> tuple:
+    """Return (text, source label) of POSITION_OR_FILE: a file's text, standard input (`-`) or the argument itself."""
     if arg == "-":
         return sys.stdin.read(), "stdin"
     if os.path.isdir(arg):
@@ -86,7 +87,7 @@ def _body_lines(text: str) -> list:
 
 def load_input(arg: str, ply: Optional[int] = None) -> Loaded:
     """Read POSITION_OR_FILE (or '-') into a Loaded position; InputError on any bad input."""
-    text, source = _read_source(arg)
+    text, source = read_source(arg)
     return parse_input(text, source, ply)
 
 
@@ -206,7 +207,7 @@ def load_game(arg: str, ply: Optional[int], players: Optional[int], board: Optio
     return loaded
 
 
-def _start_options(f):
+def start_options(f):
     """Add --players, --board, --seed and --variants (for `startpos`) to a command."""
     f = variants_option("With startpos: the 2015 variants of the new game (default none); with a position, "
                         "it must agree.")(f)
@@ -217,3 +218,13 @@ def _start_options(f):
     f = click.option("--players", type=click.IntRange(2, 4),
                      help="With startpos: players (default 2); with a position, it must agree.")(f)
     return f
+
+
+def backend_options(f):
+    """Add --jobs, --backend and --ray-address."""
+    f = click.option("--ray-address", metavar="HOST:PORT",
+                     help="With --backend ray: the cluster to join (default: start or join a local one).")(f)
+    f = click.option("--backend", type=click.Choice(BACKENDS), default="process", show_default=True,
+                     help="Where games run: this process or a process pool (--jobs), or Ray tasks.")(f)
+    return click.option("--jobs", type=click.IntRange(1, 256), default=1, show_default=True,
+                        help="Games played at once (1: in this process).")(f)

@@ -103,7 +103,7 @@ VOLATILE = [
     re.compile(r"^machine: (.*)$"),
     re.compile(r"^\| \d \| [\d,]+ \| [\d,]+ \| [\d.]+ \| ([\d,]+) \| ([\d,]+) \|$"),
     re.compile(r"^\| \d \| [^|]+ \| \d+ \| [\d,]+ \| [\d,]+ \| ([\d,]+) \| [^|]+ \|$"),
-    # tne-ai match / search.arena: seconds per game, ms per decision (right-aligned column)
+    # tne-ai match / search.arena.runner: seconds per game, ms per decision (right-aligned column)
     re.compile(r"^game \d+/\d+ ranks .*, (\d+)s\)"),
     re.compile(r"^\S+ +\d+ +[\d.]+ +\[[\d.]+, [\d.]+\] +[\d.]+ +[\d.]+ +[\d./]+ +\d+( +[\d.]+)$"),
     # tne-ai tune: seconds so far after an SPSA iteration, seconds of the self-play

@@ -11,6 +11,12 @@ HTTP:
 
 A game belongs to the browser that created it: its id (secrets.token_urlsafe)
 is the only key. Engine searches and hints run in a process pool.
+
+Every handler is a module-level function that reaches the app's games and
+pool through `request.app.state.server` (a Server, set by `create_app`); the
+request helpers (bounded bodies, JSON errors) are tne_ai/web/http.py's, shared
+with the Watch and Review pages (tne_ai/web/replay.py), whose routes this
+app mounts.
 """
 from __future__ import annotations
 
@@ -26,17 +32,16 @@ from pathlib import Path
 from typing import Optional
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tne_ai.web import games as G
-from tne_ai.web.replay import MAX_RECORD_BYTES, routes as replay_routes
+from tne_ai.web import replay
+from tne_ai.web.http import STATIC, error, json_object, page, record_text
 
-STATIC = Path(__file__).parent / "static"
-MAX_JSON_BYTES = 16_384               # a new-game request
 MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
 SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
 log = logging.getLogger("tne_ai.web")
@@ -183,40 +188,6 @@ class Server:
         queue.put_nowait(out)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-async def _read_limited(request: Request, limit: int) -> Optional[bytes]:
-    """Return the request body, or None once it exceeds `limit` bytes (read no further)."""
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > limit):
-        return None
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            return None
-    return bytes(body)
-
-
-async def _json_object(request: Request, what: str, fields) -> tuple:
-    """Return (the body's JSON object, None), or (None, the error response) for a bad or oversized body."""
-    raw = await _read_limited(request, MAX_JSON_BYTES)
-    if raw is None:
-        return None, _error(413, f"{what} is at most {MAX_JSON_BYTES} bytes")
-    try:
-        data = json.loads(raw or b"{}")
-    except ValueError as e:
-        return None, _error(400, f"not JSON: {e}")
-    if not isinstance(data, dict):
-        return None, _error(400, "expected a JSON object")
-    unknown = set(data) - set(fields)
-    if unknown:
-        return None, _error(400, f"unknown field(s): {', '.join(sorted(unknown))}")
-    return data, None
-
-
 def _engine_specs(data: dict, players: int, human: int) -> dict:
     spec = data.get("engines", {"iterations": 1000})
     others = [s for s in range(players) if s != human]
@@ -229,173 +200,203 @@ def _engine_specs(data: dict, players: int, human: int) -> dict:
                       f"or a list of {len(others)} (one per engine seat)")
 
 
+# ---------------------------------------------------------------- the request handlers
+# Every handler reaches the app's games through `request.app.state.server` (set by create_app).
+
+
+def _server(conn: HTTPConnection) -> Server:
+    return conn.app.state.server
+
+
+def _game(conn: HTTPConnection) -> Optional[G.Game]:
+    """Return the game named by the path's game_id, or None."""
+    return _server(conn).get(conn.path_params["game_id"])
+
+
+def _started(request: Request, game: G.Game) -> Response:
+    """Keep a new game (in memory, and saved) and answer 201 with its id and URL."""
+    server = _server(request)
+    server.add(game)
+    server.save(game)
+    return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
+
+
+async def index(request: Request) -> Response:
+    """GET /: the page."""
+    return page("index.html")
+
+
+async def create_game(request: Request) -> Response:
+    """POST /api/games: start a game from JSON {players, board, variants, human, engines}."""
+    data, bad = await json_object(request, "a new-game request",
+                                  ("players", "board", "variants", "human", "engines"))
+    if bad is not None:
+        return bad
+    try:
+        players, human = data.get("players", 2), data.get("human", 0)
+        if type(players) is not int or not 2 <= players <= 4:
+            raise G.GameError(f"players must be 2, 3 or 4, got {players!r}")
+        if type(human) is not int or not 0 <= human < players:
+            raise G.GameError(f"human seat must be 0..{players - 1}, got {human!r}")
+        game = G.new_game(players, data.get("board", "standard"), data.get("variants", []), human,
+                          _engine_specs(data, players, human))
+    except G.GameError as e:
+        return error(400, str(e))
+    return _started(request, game)
+
+
+async def load_game(request: Request) -> Response:
+    """POST /api/games/load?seat=&iterations=|movetime=: continue a game from its full record (the body)."""
+    text, bad = await record_text(request)
+    if bad is not None:
+        return bad
+    q = request.query_params
+    try:
+        seat = q.get("seat")
+        if seat is not None and not seat.isdigit():
+            raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
+        spec = None
+        if "iterations" in q or "movetime" in q:
+            key = "iterations" if "iterations" in q else "movetime"
+            if not q[key].isdigit():
+                raise G.GameError(f"{key} must be a number")
+            spec = G.engine_seat({key: int(q[key])})
+        game = G.load_game(text, None if seat is None else int(seat), spec)
+    except G.GameError as e:
+        return error(400, str(e))
+    return _started(request, game)
+
+
+async def game_view(request: Request) -> Response:
+    """GET /api/games/{id}: the human's view."""
+    game = _game(request)
+    if game is None:
+        return error(404, "no such game")
+    return JSONResponse(game.view())
+
+
+async def game_record(request: Request) -> Response:
+    """GET /api/games/{id}/record: during play the human's seat record, after the end the full record."""
+    game = _game(request)
+    if game is None:
+        return error(404, "no such game")
+    if game.over:
+        text, name = game.record_text(), "tne-ai-game.txt"
+    else:
+        text, name = game.seat_record(), f"tne-ai-seat{game.human}.txt"
+    return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def _send_queued(ws: WebSocket, queue: asyncio.Queue) -> None:
+    """Send a socket's queued messages as they come (until cancelled)."""
+    while True:
+        await ws.send_json(await queue.get())
+
+
+async def game_socket(ws: WebSocket) -> None:
+    """WS /api/games/{id}/ws: live play; every message is answered by `answer`, updates are broadcast."""
+    server = _server(ws)
+    game = _game(ws)
+    if game is None:
+        await ws.close(code=4404)
+        return
+    await ws.accept()
+    queue: asyncio.Queue = asyncio.Queue()
+    game.subscribers.add(queue)
+    send_task = asyncio.get_running_loop().create_task(_send_queued(ws, queue))
+    queue.put_nowait(game.view())
+    server.ensure_engines(game)
+    try:
+        while True:
+            text = await ws.receive_text()
+            for msg in answer(server, game, text, queue):
+                queue.put_nowait(msg)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        game.subscribers.discard(queue)
+        send_task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await send_task
+
+
+def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> list:
+    """Answer one browser message; every problem is an error message and the game goes on."""
+    if len(text) > MAX_MESSAGE_CHARS:
+        return [{"type": "error", "message": f"message longer than {MAX_MESSAGE_CHARS} characters"}]
+    try:
+        msg = json.loads(text)
+    except ValueError as e:
+        return [{"type": "error", "message": f"not JSON: {str(e)[:80]}"}]
+    if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+        return [{"type": "error", "message": "expected a JSON object with a \"type\""}]
+    kind = msg["type"]
+    try:
+        if kind == "ping":
+            t = msg.get("t")
+            return [{"type": "pong", "t": t if isinstance(t, (int, float, str)) and len(str(t)) < 40 else None}]
+        if kind == "state":
+            return [game.view()]
+        if kind == "move":
+            game.play(msg.get("move"))
+            server.save(game)
+            server.broadcast(game, game.view())
+            server.ensure_engines(game)
+            return []
+        if kind == "undo":
+            if game.task is not None:
+                game.task.cancel()
+                game.task = None
+            game.thinking = None
+            game.undo()
+            server.save(game)
+            server.broadcast(game, game.view())
+            server.ensure_engines(game)
+            return []
+        if kind == "hint":
+            if game.over:
+                raise G.GameError("the game is over")
+            if game.hint_task is not None and not game.hint_task.done():
+                raise G.GameError("a hint is already being searched")
+            game.hint_task = asyncio.get_running_loop().create_task(server.run_hint(game, queue))
+            return []
+    except G.GameError as e:
+        return [{"type": "error", "message": str(e)}]
+    return [{"type": "error", "message": f"unknown message type {kind[:30]!r}: "
+                                         f"expected move, hint, undo, state or ping"}]
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app: Starlette):
+    """Start the app's Server (saved games, the engine pool) and stop it at shutdown."""
+    server = app.state.server
+    server.start()
+    try:
+        yield
+    finally:
+        server.stop()
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/api/games", create_game, methods=["POST"]),
+    Route("/api/games/load", load_game, methods=["POST"]),
+    Route("/api/games/{game_id}", game_view),
+    Route("/api/games/{game_id}/record", game_record),
+    WebSocketRoute("/api/games/{game_id}/ws", game_socket),
+    *replay.ROUTES,                   # the Watch and Review pages (tne_ai/web/replay.py)
+    Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+]
+
+
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
                hint_iterations: int = G.HINT_ITERATIONS, data_dir=None) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
 
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
+    The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
-    server = Server(workers, executor, hint_iterations, data_dir)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", media_type="text/html")
-
-    async def create(request: Request) -> Response:
-        data, bad = await _json_object(request, "a new-game request",
-                                       ("players", "board", "variants", "human", "engines"))
-        if bad is not None:
-            return bad
-        try:
-            players, human = data.get("players", 2), data.get("human", 0)
-            if type(players) is not int or not 2 <= players <= 4:
-                raise G.GameError(f"players must be 2, 3 or 4, got {players!r}")
-            if type(human) is not int or not 0 <= human < players:
-                raise G.GameError(f"human seat must be 0..{players - 1}, got {human!r}")
-            game = G.new_game(players, data.get("board", "standard"), data.get("variants", []), human,
-                              _engine_specs(data, players, human))
-        except G.GameError as e:
-            return _error(400, str(e))
-        server.add(game)
-        server.save(game)
-        return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
-
-    async def load(request: Request) -> Response:
-        raw = await _read_limited(request, MAX_RECORD_BYTES)
-        if raw is None:
-            return _error(413, f"the record is too large: at most {MAX_RECORD_BYTES:,} bytes (1 MB)")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return _error(400, "the record is not UTF-8 text")
-        q = request.query_params
-        try:
-            seat = q.get("seat")
-            if seat is not None and not seat.isdigit():
-                raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
-            spec = None
-            if "iterations" in q or "movetime" in q:
-                key = "iterations" if "iterations" in q else "movetime"
-                if not q[key].isdigit():
-                    raise G.GameError(f"{key} must be a number")
-                spec = G.engine_seat({key: int(q[key])})
-            game = G.load_game(text, None if seat is None else int(seat), spec)
-        except G.GameError as e:
-            return _error(400, str(e))
-        server.add(game)
-        server.save(game)
-        return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
-
-    def _game(request) -> Optional[G.Game]:
-        return server.get(request.path_params["game_id"])
-
-    async def view(request: Request) -> Response:
-        game = _game(request)
-        if game is None:
-            return _error(404, "no such game")
-        return JSONResponse(game.view())
-
-    async def record(request: Request) -> Response:
-        game = _game(request)
-        if game is None:
-            return _error(404, "no such game")
-        if game.over:
-            text, name = game.record_text(), "tne-ai-game.txt"
-        else:
-            text, name = game.seat_record(), f"tne-ai-seat{game.human}.txt"
-        return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
-
-    async def ws_endpoint(ws: WebSocket) -> None:
-        game = server.get(ws.path_params["game_id"])
-        if game is None:
-            await ws.close(code=4404)
-            return
-        await ws.accept()
-        queue: asyncio.Queue = asyncio.Queue()
-        game.subscribers.add(queue)
-
-        async def writer():
-            while True:
-                await ws.send_json(await queue.get())
-
-        send_task = asyncio.get_running_loop().create_task(writer())
-        queue.put_nowait(game.view())
-        server.ensure_engines(game)
-        try:
-            while True:
-                text = await ws.receive_text()
-                for msg in handle(game, text, queue):
-                    queue.put_nowait(msg)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            game.subscribers.discard(queue)
-            send_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await send_task
-
-    def handle(game: G.Game, text: str, queue: asyncio.Queue) -> list:
-        """Answer one browser message; every problem is an error message and the game goes on."""
-        if len(text) > MAX_MESSAGE_CHARS:
-            return [{"type": "error", "message": f"message longer than {MAX_MESSAGE_CHARS} characters"}]
-        try:
-            msg = json.loads(text)
-        except ValueError as e:
-            return [{"type": "error", "message": f"not JSON: {str(e)[:80]}"}]
-        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
-            return [{"type": "error", "message": "expected a JSON object with a \"type\""}]
-        kind = msg["type"]
-        try:
-            if kind == "ping":
-                t = msg.get("t")
-                return [{"type": "pong", "t": t if isinstance(t, (int, float, str)) and len(str(t)) < 40 else None}]
-            if kind == "state":
-                return [game.view()]
-            if kind == "move":
-                game.play(msg.get("move"))
-                server.save(game)
-                server.broadcast(game, game.view())
-                server.ensure_engines(game)
-                return []
-            if kind == "undo":
-                if game.task is not None:
-                    game.task.cancel()
-                    game.task = None
-                game.thinking = None
-                game.undo()
-                server.save(game)
-                server.broadcast(game, game.view())
-                server.ensure_engines(game)
-                return []
-            if kind == "hint":
-                if game.over:
-                    raise G.GameError("the game is over")
-                if game.hint_task is not None and not game.hint_task.done():
-                    raise G.GameError("a hint is already being searched")
-                game.hint_task = asyncio.get_running_loop().create_task(server.run_hint(game, queue))
-                return []
-        except G.GameError as e:
-            return [{"type": "error", "message": str(e)}]
-        return [{"type": "error", "message": f"unknown message type {kind[:30]!r}: "
-                                             f"expected move, hint, undo, state or ping"}]
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        server.start()
-        try:
-            yield
-        finally:
-            server.stop()
-
-    routes = [
-        Route("/", index),
-        Route("/api/games", create, methods=["POST"]),
-        Route("/api/games/load", load, methods=["POST"]),
-        Route("/api/games/{game_id}", view),
-        Route("/api/games/{game_id}/record", record),
-        WebSocketRoute("/api/games/{game_id}/ws", ws_endpoint),
-        *replay_routes(server),           # the Watch and Review pages (tne_ai/web/replay.py)
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
-    ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.server = server
+    app = Starlette(routes=ROUTES, lifespan=lifespan)
+    app.state.server = Server(workers, executor, hint_iterations, data_dir)
+    app.state.replays = replay.Replays()
     return app

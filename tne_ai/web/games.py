@@ -7,8 +7,9 @@ leaders, monuments, every score, treasures taken, catastrophes left, hand
 sizes and the bag's size are public; the human's own hand and swapped tiles
 are theirs), plus the human's own legal decisions, the move list as the
 human's seat saw it (engine.view.events_for_seat: another seat's swap is
-`swap n`, draws only the human's own) and the board SVG drawn from the same
-observation.
+`swap n`, draws only the human's own), what the human is asked to decide in
+words (tne_ai.prompts, as `tne-ai play` says it) and the board SVG drawn from
+the same observation.
 
 Engine seats decide by ISMCTS from their own observation in a process pool
 (`decide`, run with `loop.run_in_executor`), so the event loop never waits
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import re
 import secrets
@@ -30,12 +32,16 @@ from engine import actions as A
 from engine.boards import BOARD_NAMES, COLS
 from engine.errors import EngineError, NotationError
 from engine.info import observation
-from engine.legality import why_illegal
+from engine.legality import conflict_bases, why_illegal
 from engine.position import format_position, public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
+from engine.svg import board_svg as draw_board
 from engine.view import events_for_seat, letters
 from search.agent import Limits
+from search.analysis import analyse
 from search.ismcts import ISMCTS, worker_seed
+from tne_ai.prompts import decision_prompt
+from tne_ai.protocol.client import newgame_line, position_line
 
 MAX_ITERATIONS = 200_000
 MAX_MOVETIME_MS = 60_000
@@ -64,7 +70,6 @@ def _searcher() -> ISMCTS:
 def lower_priority() -> None:
     """A worker's initializer: searches run at a lower CPU priority (nice +10) than the server's event loop,
     so pages, pings and moves are answered at once even with every worker searching."""
-    import os
     with contextlib.suppress(AttributeError, OSError):
         os.nice(10)
 
@@ -78,7 +83,6 @@ def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed:
 
 def hint(obs: dict, iterations: int, seed: int) -> dict:
     """Return the analysis of the human's position from their observation only (runs in a worker)."""
-    from search.analysis import analyse
     searcher = _searcher()
     searcher.forget()
     result = analyse(searcher, obs, Limits(iterations), seed=seed, samples=4)
@@ -146,8 +150,7 @@ def _square_of(move: str) -> Optional[str]:
 
 def board_svg(obs: dict, seat: int, last=None, highlight=(), selectable=(), title=None) -> str:
     """Draw the board the human sees (engine.svg, from their observation only; last: a decision's notation)."""
-    from engine.svg import board_svg as draw
-    return draw(obs, seat=seat, last=last, highlight=tuple(highlight), selectable=tuple(selectable), title=title)
+    return draw_board(obs, seat=seat, last=last, highlight=tuple(highlight), selectable=tuple(selectable), title=title)
 
 
 # ---------------------------------------------------------------- a game
@@ -220,8 +223,7 @@ class Game:
         return rec.text()
 
     def seat_record(self) -> str:
-        """The protocol lines the human's seat was sent (tne_ai.knowledge.parse_seat_record reads them)."""
-        from tne_ai.client import newgame_line, position_line
+        """The protocol lines the human's seat was sent (tne_ai.analysis.knowledge.parse_seat_record reads them)."""
         init = observation(self.initial.snapshot(), self.human)
         lines = ["# tne-ai seat record: what seat %d was told (no other seat's tiles)" % self.human,
                  newgame_line(init["players"], init["board"], self.human, init.get("variants") or ())]
@@ -248,8 +250,6 @@ class Game:
 
     def view(self) -> dict:
         """Return the `state` message: everything the human's seat may know, and nothing else."""
-        from search.baselines import conflict_bases
-        from tne_ai.play import explain
         obs = self.observation()
         human = self.human
         legal = self.legal()
@@ -277,7 +277,7 @@ class Game:
             "own_swapped": letters(obs["own_swapped"]),
             "bag_size": obs["bag_size"], "seats": seats,
             "legal": legal,
-            "prompt": explain(obs, human, self.state.legal_actions()) if legal else "",
+            "prompt": decision_prompt(obs, human, self.state.legal_actions()) if legal else "",
             "moves": list(self.moves),
             "last": self.last,
             "conflict": None, "over": None,

@@ -1,6 +1,6 @@
 """The Watch and Review pages of `tne-ai serve` (docs/web.md, "Watch" and "Review").
 
-HTTP and WebSocket (added to the app by `routes(server)`):
+HTTP and WebSocket (`ROUTES`, mounted by tne_ai/web/app.py):
     GET  /review                         the review page (static/review.html)
     GET  /watch                          the watch page (static/watch.html)
     POST /api/review?seats=0,1&iterations=300&seed=0
@@ -27,6 +27,11 @@ games and replayed records alike. A live game's frames carry the public
 board only (engine.position.public_snapshot: no hands, no bag) and the
 public notation of each decision (another seat's swap is `swap n`, no draw
 lines); the full record is offered only once the game is over.
+
+The handlers are module-level functions: they keep the reviews and watched
+games in `request.app.state.replays` (a Replays) and run their searches in
+the pool of `request.app.state.server` (its `executor`), both set by the
+app's create_app. This module never imports the app.
 """
 from __future__ import annotations
 
@@ -37,8 +42,8 @@ import secrets
 from collections import OrderedDict
 from typing import Optional
 
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -49,10 +54,14 @@ from engine.errors import EngineError
 from engine.info import observation
 from engine.position import public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
+from engine.svg import board_svg
 from engine.view import events_for_seat
 from search.agent import Limits, SearchError
+from search.ismcts import ISMCTS, worker_seed
+from search.review import MARKS, record_decisions, review_decision, summarise
+from tne_ai.web.games import decide
+from tne_ai.web.http import error, json_object, page, record_text
 
-MAX_RECORD_BYTES = 1_000_000          # an uploaded record (play, watch, review): 1 MB at most
 REVIEW_ITERATIONS = 300
 MAX_REVIEW_ITERATIONS = 5_000
 WATCH_ITERATIONS = 100
@@ -73,8 +82,6 @@ _SEARCHER = None
 def review_one(item: tuple, iterations: int, seed: int) -> dict:
     """Review one decision item (search.review.record_decisions) in a worker process."""
     global _SEARCHER
-    from search.ismcts import ISMCTS
-    from search.review import review_decision
     if _SEARCHER is None:
         _SEARCHER = ISMCTS()
     _SEARCHER.forget()
@@ -85,7 +92,6 @@ def review_one(item: tuple, iterations: int, seed: int) -> dict:
 
 
 def _svg(snap: dict, last=None, title=None) -> str:
-    from engine.svg import board_svg
     return board_svg(snap, last=last, title=title)
 
 
@@ -97,15 +103,6 @@ def _replay(text: str) -> tuple:
     except (EngineError, ValueError) as e:
         raise ReplayError(f"not a game record: {e}") from None
     return initial, actions, final
-
-
-def _decode(raw: Optional[bytes]) -> str:
-    if raw is None:
-        raise ReplayError(f"the record is too large: at most {MAX_RECORD_BYTES:,} bytes (1 MB)")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ReplayError("the record is not UTF-8 text") from None
 
 
 def _int_param(q, name: str, default: int, lo: int, hi: int) -> int:
@@ -122,7 +119,6 @@ def _int_param(q, name: str, default: int, lo: int, hi: int) -> int:
 
 class Review:
     def __init__(self, text: str, seats: Optional[list], iterations: int, seed: int):
-        from search.review import record_decisions
         initial, actions, final = _replay(text)
         try:
             self.facts, self.items = record_decisions(text, seats)
@@ -158,7 +154,6 @@ class Review:
         if self.error:
             out["error"] = self.error
         if out["status"] == "done":
-            from search.review import MARKS, summarise
             decisions = sorted(self.decisions, key=lambda d: d["ply"])
             out.update(board=self.facts["board"], end_reason=self.facts["end_reason"], result=self.facts["result"],
                        decisions=decisions, summary=summarise(decisions, self.facts["players"]),
@@ -249,8 +244,6 @@ class Watch:
             self.task = asyncio.get_running_loop().create_task(self.run(executor))
 
     async def run(self, executor) -> None:
-        from search.ismcts import worker_seed
-        from tne_ai.web.games import decide
         loop = asyncio.get_running_loop()
         try:
             while not self.state.is_terminal() and (self.max_decisions is None
@@ -274,151 +267,188 @@ class Watch:
 # ---------------------------------------------------------------- routes
 
 
-def routes(server) -> list:
-    """The Watch and Review routes of an app whose Server is `server` (its executor runs the searches)."""
-    from tne_ai.web.app import STATIC, _error, _json_object, _read_limited
-    reviews: "OrderedDict[str, Review]" = OrderedDict()
-    watches: "OrderedDict[str, Watch]" = OrderedDict()
+class Replays:
+    """The reviews and watched games of one app (the oldest go first beyond MAX_REVIEWS, MAX_WATCHES)."""
 
+    def __init__(self):
+        self.reviews: "OrderedDict[str, Review]" = OrderedDict()
+        self.watches: "OrderedDict[str, Watch]" = OrderedDict()
+
+    @staticmethod
     def keep(store: OrderedDict, item, limit: int) -> None:
+        """Add a review or watched game to its store, cancelling the oldest one's task beyond `limit`."""
         store[item.id] = item
         while len(store) > limit:
             _, old = store.popitem(last=False)
             if old.task is not None:
                 old.task.cancel()
 
-    async def review_page(request: Request) -> Response:
-        return FileResponse(STATIC / "review.html", media_type="text/html")
 
-    async def watch_page(request: Request) -> Response:
-        return FileResponse(STATIC / "watch.html", media_type="text/html")
+def _replays(conn: HTTPConnection) -> Replays:
+    return conn.app.state.replays
 
-    async def review_create(request: Request) -> Response:
-        raw = await _read_limited(request, MAX_RECORD_BYTES)
-        try:
-            text = _decode(raw)
-            q = request.query_params
-            iterations = _int_param(q, "iterations", REVIEW_ITERATIONS, 1, MAX_REVIEW_ITERATIONS)
-            seed = _int_param(q, "seed", 0, 0, 2 ** 31)
-            seats = None
-            if q.get("seats"):
-                parts = q["seats"].split(",")
-                if not all(p.strip().isdigit() for p in parts) or len(parts) > 4:
-                    raise ReplayError(f"seats: seat numbers separated by commas, got {q['seats'][:20]!r}")
-                seats = sorted({int(p) for p in parts})
-            review = Review(text, seats, iterations, seed)
-        except ReplayError as e:
-            return _error(413 if raw is None else 400, str(e))
-        keep(reviews, review, MAX_REVIEWS)
-        review.task = asyncio.get_running_loop().create_task(review.run(server.executor))
-        return JSONResponse({"review": review.id, "total": len(review.items), "plies": len(review.plies)},
-                            status_code=201)
 
-    async def review_get(request: Request) -> Response:
-        review = reviews.get(request.path_params["review_id"])
-        if review is None:
-            return _error(404, "no such review")
-        return JSONResponse(review.status())
+def _executor(conn: HTTPConnection):
+    """Return the app's process pool (its Server's executor, tne_ai/web/app.py)."""
+    return conn.app.state.server.executor
 
-    async def review_board(request: Request) -> Response:
-        review = reviews.get(request.path_params["review_id"])
-        if review is None:
-            return _error(404, "no such review")
-        ply = request.path_params["ply"]
-        if not 0 <= ply <= len(review.plies):
-            return _error(404, f"no ply {ply}: this game has plies 0..{len(review.plies)}")
-        return Response(review.board(ply), media_type="image/svg+xml")
 
-    async def watch_create(request: Request) -> Response:
-        data, bad = await _json_object(request, "a watch request",
-                                       ("players", "board", "variants", "iterations", "max_decisions"))
-        if bad is not None:
-            return bad
-        players, board = data.get("players", 2), data.get("board", "standard")
-        variants = data.get("variants", [])
-        iterations, cap = data.get("iterations", WATCH_ITERATIONS), data.get("max_decisions")
-        if type(players) is not int or not 2 <= players <= 4:
-            return _error(400, f"players must be 2, 3 or 4, got {players!r}")
-        if board not in BOARD_NAMES:
-            return _error(400, f"board must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
-        if not isinstance(variants, list) or any(v not in A.VARIANTS for v in variants) \
-                or len(set(variants)) != len(variants):
-            return _error(400, f"variants: a list of distinct names among {', '.join(A.VARIANTS)}")
-        if type(iterations) is not int or not 1 <= iterations <= MAX_WATCH_ITERATIONS:
-            return _error(400, f"iterations must be an integer 1..{MAX_WATCH_ITERATIONS}, got {iterations!r}")
-        if cap is not None and (type(cap) is not int or cap < 0):
-            return _error(400, f"max_decisions must be a non-negative integer, got {cap!r}")
-        seed = random.SystemRandom().randrange(2 ** 62)
-        state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
-        watch = Watch(state, iterations, cap, seed)
-        keep(watches, watch, MAX_WATCHES)
-        return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}"}, status_code=201)
+async def review_page(request: Request) -> Response:
+    """GET /review: the review page."""
+    return page("review.html")
 
-    async def watch_load(request: Request) -> Response:
-        raw = await _read_limited(request, MAX_RECORD_BYTES)
-        try:
-            text = _decode(raw)
-            initial, actions, _ = _replay(text)
-        except ReplayError as e:
-            return _error(413 if raw is None else 400, str(e))
-        watch = Watch(initial.clone(), 0, None, 0, actions=actions, record=text)
-        keep(watches, watch, MAX_WATCHES)
-        return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}", "plies": len(actions)},
-                            status_code=201)
 
-    async def watch_record(request: Request) -> Response:
-        watch = watches.get(request.path_params["watch_id"])
-        if watch is None:
-            return _error(404, "no such game")
-        if watch.record is None:
-            return _error(409, "the game is not over: its record would show every hand")
-        return PlainTextResponse(watch.record,
-                                 headers={"Content-Disposition": 'attachment; filename="tne-ai-watch.txt"'})
+async def watch_page(request: Request) -> Response:
+    """GET /watch: the watch page."""
+    return page("watch.html")
 
-    async def watch_ws(ws: WebSocket) -> None:
-        watch = watches.get(ws.path_params["watch_id"])
-        if watch is None:
-            await ws.close(code=4404)
-            return
-        await ws.accept()
-        watch.start(server.executor)
 
-        async def reader():               # notices the page going away; the page sends nothing we need
-            with contextlib.suppress(Exception):
-                while True:
-                    await ws.receive_text()
+async def review_create(request: Request) -> Response:
+    """POST /api/review?seats=&iterations=&seed=: review a full record (the body), one job per decision."""
+    text, bad = await record_text(request)
+    if bad is not None:
+        return bad
+    try:
+        q = request.query_params
+        iterations = _int_param(q, "iterations", REVIEW_ITERATIONS, 1, MAX_REVIEW_ITERATIONS)
+        seed = _int_param(q, "seed", 0, 0, 2 ** 31)
+        seats = None
+        if q.get("seats"):
+            parts = q["seats"].split(",")
+            if not all(p.strip().isdigit() for p in parts) or len(parts) > 4:
+                raise ReplayError(f"seats: seat numbers separated by commas, got {q['seats'][:20]!r}")
+            seats = sorted({int(p) for p in parts})
+        review = Review(text, seats, iterations, seed)
+    except ReplayError as e:
+        return error(400, str(e))
+    replays = _replays(request)
+    replays.keep(replays.reviews, review, MAX_REVIEWS)
+    review.task = asyncio.get_running_loop().create_task(review.run(_executor(request)))
+    return JSONResponse({"review": review.id, "total": len(review.items), "plies": len(review.plies)},
+                        status_code=201)
 
-        read_task = asyncio.get_running_loop().create_task(reader())
-        sent = 0
-        try:
-            while True:
-                changed = watch.changed
-                while sent < len(watch.frames):
-                    await ws.send_json(watch.frames[sent])
-                    sent += 1
-                if watch.finished:
-                    await ws.send_json(watch.end_message())
-                    break
-                waiter = asyncio.ensure_future(changed.wait())
-                done, _ = await asyncio.wait({waiter, read_task}, return_when=asyncio.FIRST_COMPLETED)
-                if read_task in done:
-                    waiter.cancel()
-                    return
-        except WebSocketDisconnect:
-            return
-        finally:
-            read_task.cancel()
-        with contextlib.suppress(Exception):
-            await ws.close()
 
-    return [
-        Route("/review", review_page),
-        Route("/watch", watch_page),
-        Route("/api/review", review_create, methods=["POST"]),
-        Route("/api/review/{review_id}", review_get),
-        Route("/api/review/{review_id}/board/{ply:int}", review_board),
-        Route("/api/watch", watch_create, methods=["POST"]),
-        Route("/api/watch/load", watch_load, methods=["POST"]),
-        Route("/api/watch/{watch_id}/record", watch_record),
-        WebSocketRoute("/ws/watch/{watch_id}", watch_ws),
-    ]
+async def review_get(request: Request) -> Response:
+    """GET /api/review/{id}: the review's progress, once done the whole review."""
+    review = _replays(request).reviews.get(request.path_params["review_id"])
+    if review is None:
+        return error(404, "no such review")
+    return JSONResponse(review.status())
+
+
+async def review_board(request: Request) -> Response:
+    """GET /api/review/{id}/board/{ply}: the board after `ply` decisions (SVG)."""
+    review = _replays(request).reviews.get(request.path_params["review_id"])
+    if review is None:
+        return error(404, "no such review")
+    ply = request.path_params["ply"]
+    if not 0 <= ply <= len(review.plies):
+        return error(404, f"no ply {ply}: this game has plies 0..{len(review.plies)}")
+    return Response(review.board(ply), media_type="image/svg+xml")
+
+
+async def watch_create(request: Request) -> Response:
+    """POST /api/watch: engines against engines, from JSON {players, board, variants, iterations, max_decisions}."""
+    data, bad = await json_object(request, "a watch request",
+                                  ("players", "board", "variants", "iterations", "max_decisions"))
+    if bad is not None:
+        return bad
+    players, board = data.get("players", 2), data.get("board", "standard")
+    variants = data.get("variants", [])
+    iterations, cap = data.get("iterations", WATCH_ITERATIONS), data.get("max_decisions")
+    if type(players) is not int or not 2 <= players <= 4:
+        return error(400, f"players must be 2, 3 or 4, got {players!r}")
+    if board not in BOARD_NAMES:
+        return error(400, f"board must be one of {', '.join(BOARD_NAMES)}, got {board!r}")
+    if not isinstance(variants, list) or any(v not in A.VARIANTS for v in variants) \
+            or len(set(variants)) != len(variants):
+        return error(400, f"variants: a list of distinct names among {', '.join(A.VARIANTS)}")
+    if type(iterations) is not int or not 1 <= iterations <= MAX_WATCH_ITERATIONS:
+        return error(400, f"iterations must be an integer 1..{MAX_WATCH_ITERATIONS}, got {iterations!r}")
+    if cap is not None and (type(cap) is not int or cap < 0):
+        return error(400, f"max_decisions must be a non-negative integer, got {cap!r}")
+    seed = random.SystemRandom().randrange(2 ** 62)
+    state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
+    watch = Watch(state, iterations, cap, seed)
+    replays = _replays(request)
+    replays.keep(replays.watches, watch, MAX_WATCHES)
+    return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}"}, status_code=201)
+
+
+async def watch_load(request: Request) -> Response:
+    """POST /api/watch/load: a full record (the body) replayed on the watch page."""
+    text, bad = await record_text(request)
+    if bad is not None:
+        return bad
+    try:
+        initial, actions, _ = _replay(text)
+    except ReplayError as e:
+        return error(400, str(e))
+    watch = Watch(initial.clone(), 0, None, 0, actions=actions, record=text)
+    replays = _replays(request)
+    replays.keep(replays.watches, watch, MAX_WATCHES)
+    return JSONResponse({"watch": watch.id, "url": f"/watch?id={watch.id}", "plies": len(actions)},
+                        status_code=201)
+
+
+async def watch_record(request: Request) -> Response:
+    """GET /api/watch/{id}/record: the full record, once the game is over (or of a replayed record)."""
+    watch = _replays(request).watches.get(request.path_params["watch_id"])
+    if watch is None:
+        return error(404, "no such game")
+    if watch.record is None:
+        return error(409, "the game is not over: its record would show every hand")
+    return PlainTextResponse(watch.record,
+                             headers={"Content-Disposition": 'attachment; filename="tne-ai-watch.txt"'})
+
+
+async def _drain(ws: WebSocket) -> None:
+    """Read (and drop) what the page sends until the socket closes: it notices the page going away."""
+    with contextlib.suppress(Exception):
+        while True:
+            await ws.receive_text()
+
+
+async def watch_socket(ws: WebSocket) -> None:
+    """WS /ws/watch/{id}: every frame so far, then each new one as it comes, then the end message."""
+    watch = _replays(ws).watches.get(ws.path_params["watch_id"])
+    if watch is None:
+        await ws.close(code=4404)
+        return
+    await ws.accept()
+    watch.start(_executor(ws))
+    read_task = asyncio.get_running_loop().create_task(_drain(ws))
+    sent = 0
+    try:
+        while True:
+            changed = watch.changed
+            while sent < len(watch.frames):
+                await ws.send_json(watch.frames[sent])
+                sent += 1
+            if watch.finished:
+                await ws.send_json(watch.end_message())
+                break
+            waiter = asyncio.ensure_future(changed.wait())
+            done, _ = await asyncio.wait({waiter, read_task}, return_when=asyncio.FIRST_COMPLETED)
+            if read_task in done:
+                waiter.cancel()
+                return
+    except WebSocketDisconnect:
+        return
+    finally:
+        read_task.cancel()
+    with contextlib.suppress(Exception):
+        await ws.close()
+
+
+ROUTES = [
+    Route("/review", review_page),
+    Route("/watch", watch_page),
+    Route("/api/review", review_create, methods=["POST"]),
+    Route("/api/review/{review_id}", review_get),
+    Route("/api/review/{review_id}/board/{ply:int}", review_board),
+    Route("/api/watch", watch_create, methods=["POST"]),
+    Route("/api/watch/load", watch_load, methods=["POST"]),
+    Route("/api/watch/{watch_id}/record", watch_record),
+    WebSocketRoute("/ws/watch/{watch_id}", watch_socket),
+]

@@ -1,0 +1,479 @@
+# cython: language_level=3
+"""Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012), nogil.
+
+Every iteration deals a fresh world from what the observing seat knows
+(core.redeal_hidden), descends one tree of atomic decisions for whichever seat
+decides (opponents, defenders, treasure and monument choices included) with
+UCB1 over availability counts, widens progressively in the order of a cheap
+prior (evaluation.score_actions), plays an ε-greedy or uniform rollout cut after a
+fixed depth, evaluates (evaluation.evaluate: the real ranking if the game ended)
+and backs the reward vector up max-n. Selection, determinisation, rollout and
+backup all run without the GIL.
+
+The order in which a node's decisions are tried (the look-ahead near the
+root, the cheap prior elsewhere) is in ordering.pxi, included at the end.
+"""
+from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset, memcpy, memcmp
+from libc.math cimport sqrt, log, pow
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
+                       MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
+                       PH_WAR_ATTACK, PH_WAR_DEFEND, GEN_MOVES, GEN_PLACEMENTS, bb_neighbours, bb_test,
+                       debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
+                       apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
+from ext.search.evaluation cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
+                             eval_params_from, fix_needs, merge_scored)
+
+cdef extern from *:
+    """
+    static int tne_read_flag(int *p) { return *(volatile int *)p; }
+    """
+    int tne_read_flag(int* p) nogil
+
+cdef int MAX_PATH = 4096
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef int _check_observer(CoreState state, int observer) except -1:
+    # The root's decisions are listed once, from the observer's world (root_prior):
+    # that holds only when the observer is the one deciding there.
+    if state.s.phase != PH_OVER and state.s.to_act != observer:
+        raise ValueError(f"seat {state.s.to_act} is to act, not the observer (seat {observer}): "
+                         f"a tree searches the decisions of the seat to act")
+    return 0
+
+
+cdef class Tree:
+    """An ISMCTS tree for one observing seat (the Python face of the kernel)."""
+
+    cdef Node* nodes
+    cdef int n_nodes
+    cdef int cap
+    cdef uint64_t* keys
+    cdef int32_t* vals
+    cdef int hcap
+    cdef int hcount
+    cdef size_t max_bytes           # memory limit of nodes, hash table and order pool; 0: none
+    cdef public bint full           # the limit was reached: the tree stopped growing
+    cdef int root
+    cdef GameState root_state
+    cdef int observer
+    cdef uint64_t rng
+    cdef MctsParams params
+    cdef int stop_flag
+    cdef public long iterations_done
+    cdef int32_t root_order[MAX_ACTIONS]
+    cdef float root_values[MAX_ACTIONS]
+    cdef int root_n
+    cdef int32_t* prior_pool
+    cdef int prior_used
+    cdef int prior_cap
+    cdef public int lookahead_depth
+    cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
+    cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
+    cdef public long tail_actions      # rollout actions passed after rollout_tail_after (for tests)
+
+    def __cinit__(self):
+        self.cap = 1024
+        self.nodes = <Node*>malloc(self.cap * sizeof(Node))
+        self.hcap = 4096
+        self.keys = <uint64_t*>malloc(self.hcap * sizeof(uint64_t))
+        self.vals = <int32_t*>malloc(self.hcap * sizeof(int32_t))
+        self.prior_cap = 1 << 14
+        self.prior_pool = <int32_t*>malloc(self.prior_cap * sizeof(int32_t))
+        if self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL:
+            raise MemoryError()
+        self.lookahead_depth = 1        # actions since the root: the rest of the observer's turn
+        self._clear()
+
+    def __dealloc__(self):
+        free(self.nodes)
+        free(self.keys)
+        free(self.vals)
+        free(self.prior_pool)
+
+    cdef void _clear(self):
+        memset(self.keys, 0, self.hcap * sizeof(uint64_t))
+        self.hcount = 0
+        self.n_nodes = 0
+        self.prior_used = 0
+        self.full = False
+        self.root = self._new_node(-1, -1, -1)
+        self.iterations_done = 0
+        self.leaf_actions_min = 1 << 30
+        self.leaf_actions_max = 0
+        self.tail_actions = 0
+
+    def configure(self, double exploration, double widen_base, double widen_coef,
+                  double widen_exponent, int rollout_depth, double rollout_epsilon,
+                  bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0,
+                  int tail_after=-1):
+        """Set every knob of the kernel (search.SearchParams documents them)."""
+        self.params.exploration = exploration
+        self.params.widen_base = widen_base
+        self.params.widen_coef = widen_coef
+        self.params.widen_exponent = widen_exponent
+        self.params.rollout_depth = rollout_depth
+        self.params.rollout_epsilon = rollout_epsilon
+        self.params.rollout_greedy = 1 if rollout_greedy else 0
+        self.params.rollout_settle = 1 if rollout_settle else 0
+        self.params.rollout_rounds = rollout_rounds
+        self.params.tail_after = tail_after
+        self.params.eval = eval_params_from(eval_weights)
+
+    def set_memory_limit(self, size_t max_bytes):
+        """Bound the tree's memory (nodes, hash table, order pool) to max_bytes; 0 lifts the bound.
+
+        At the bound the tree stops adding nodes: iterations go on through
+        the nodes it has (their statistics keep improving) and roll out from
+        the first decision that has no node, and `full` turns true. A bound
+        below what the tree already holds stops growth at once.
+        """
+        self.max_bytes = max_bytes
+
+    def reset(self, CoreState state, int observer, uint64_t seed):
+        """Start a new tree searching `state` from `observer`'s point of view (ValueError unless the observer acts)."""
+        _check_observer(state, observer)
+        self.root_state = state.s
+        self.observer = observer
+        self.rng = seed
+        self.stop_flag = 0
+        self._clear()
+        root_prior(self)
+
+    def reroot(self, CoreState state, actions, uint64_t seed):
+        """Keep the subtree reached by `actions` from the root; return False (and reset) if absent."""
+        cdef int node = self.root, child
+        _check_observer(state, self.observer)
+        self.rng = seed
+        for a in actions:
+            child = self._lookup(node, a)
+            if child < 0 or self.nodes[child].visits == 0:
+                self.root_state = state.s
+                self._clear()
+                root_prior(self)
+                return False
+            node = child
+        self.root = node
+        self.nodes[node].parent = -1
+        self.root_state = state.s
+        self.stop_flag = 0
+        root_prior(self)
+        return True
+
+    # ------------------------------------------------------------ storage
+
+    cdef inline size_t _bytes(self, size_t cap, size_t hcap, size_t prior_cap) noexcept nogil:
+        return cap * sizeof(Node) + hcap * (sizeof(uint64_t) + sizeof(int32_t)) + prior_cap * sizeof(int32_t)
+
+    cdef inline bint _fits(self, size_t cap, size_t hcap, size_t prior_cap) noexcept nogil:
+        return self.max_bytes == 0 or self._bytes(cap, hcap, prior_cap) <= self.max_bytes
+
+    cdef bint _grow_hash(self) noexcept nogil:
+        """Double the hash table, within the memory limit; return False (table unchanged) if it cannot."""
+        cdef int i, old_cap = self.hcap
+        cdef uint64_t* old_keys = self.keys
+        cdef int32_t* old_vals = self.vals
+        cdef uint64_t* keys
+        cdef int32_t* vals
+        if not self._fits(self.cap, 2 * <size_t>old_cap, self.prior_cap):
+            return False
+        keys = <uint64_t*>malloc(2 * old_cap * sizeof(uint64_t))
+        vals = <int32_t*>malloc(2 * old_cap * sizeof(int32_t))
+        if keys == NULL or vals == NULL:
+            free(keys)
+            free(vals)
+            return False
+        self.keys, self.vals, self.hcap = keys, vals, 2 * old_cap
+        memset(self.keys, 0, self.hcap * sizeof(uint64_t))
+        self.hcount = 0
+        for i in range(old_cap):
+            if old_keys[i]:
+                self._insert(old_keys[i], old_vals[i])
+        free(old_keys)
+        free(old_vals)
+        return True
+
+    cdef bint _grow_nodes(self) noexcept nogil:
+        """Enlarge the node array (double, or what the limit leaves); return False (unchanged) if it cannot."""
+        cdef size_t new_cap = 2 * <size_t>self.cap, room
+        cdef Node* nodes
+        if self.max_bytes and not self._fits(new_cap, self.hcap, self.prior_cap):
+            room = self._bytes(self.cap, self.hcap, self.prior_cap)
+            if room >= self.max_bytes:
+                return False
+            new_cap = self.cap + (self.max_bytes - room) // sizeof(Node)
+            if new_cap <= <size_t>self.cap:
+                return False
+        nodes = <Node*>realloc(self.nodes, new_cap * sizeof(Node))
+        if nodes == NULL:
+            return False
+        self.nodes, self.cap = nodes, <int>new_cap
+        return True
+
+    cdef int _new_node(self, int parent, int action, int actor) noexcept nogil:
+        """Add a node; return its index, or -1 when the memory limit (or malloc) leaves no room (then `full`)."""
+        cdef Node* nd
+        cdef int idx
+        if parent >= 0 and 2 * (self.hcount + 1) > self.hcap and not self._grow_hash():
+            self.full = True
+            return -1
+        if self.n_nodes == self.cap and not self._grow_nodes():
+            self.full = True
+            return -1
+        idx = self.n_nodes
+        self.n_nodes += 1
+        nd = &self.nodes[idx]
+        memset(nd, 0, sizeof(Node))
+        nd.parent = parent
+        nd.action = action
+        nd.actor = actor
+        nd.first_child = -1
+        nd.next_sibling = -1
+        nd.prior_off = -1
+        if parent >= 0:
+            nd.next_sibling = self.nodes[parent].first_child
+            self.nodes[parent].first_child = idx
+            self._insert(((<uint64_t>parent) << 16 | <uint64_t>action) + 1, idx)
+        return idx
+
+    cdef inline int _slot(self, uint64_t key) noexcept nogil:
+        return <int>((key * 0x9E3779B97F4A7C15ULL) >> 40) & (self.hcap - 1)
+
+    cdef void _insert(self, uint64_t key, int32_t val) noexcept nogil:
+        """Insert into the hash table (the caller made room: _new_node grows it first)."""
+        cdef int i = self._slot(key)
+        while self.keys[i] != 0:
+            i = (i + 1) & (self.hcap - 1)
+        self.keys[i] = key
+        self.vals[i] = val
+        self.hcount += 1
+
+    cdef inline int _lookup(self, int parent, int action) noexcept nogil:
+        cdef uint64_t key = ((<uint64_t>parent) << 16 | <uint64_t>action) + 1
+        cdef int i = self._slot(key)
+        while self.keys[i] != 0:
+            if self.keys[i] == key:
+                return self.vals[i]
+            i = (i + 1) & (self.hcap - 1)
+        return -1
+
+    # ------------------------------------------------------------ the iteration
+
+    cdef inline void _rollout(self, GameState* det, int decisions) noexcept nogil:
+        """Play up to `decisions` decisions by the rollout policy."""
+        if self.params.rollout_greedy:
+            greedy_playout(det, &self.rng, decisions, self.params.rollout_epsilon)
+        else:
+            random_playout(det, &self.rng, decisions)
+
+    cdef void _iterate(self) noexcept nogil:
+        cdef GameState det
+        cdef int32_t legal[MAX_ACTIONS]
+        cdef int32_t order[MAX_ACTIONS]
+        cdef int path[4096]
+        cdef float rewards[MAX_PLAYERS]
+        cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
+        cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
+        cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
+        cdef double rounds = self.params.rollout_rounds
+        cdef int horizon, played
+        if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
+            rounds = 1.0 if self.root_state.players >= 3 else 0.0
+        horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
+        cdef double best, ucb, mean, c = self.params.exploration
+        cdef Node* nd
+        memcpy(&det, &self.root_state, sizeof(GameState))
+        redeal_hidden(&det, self.observer, &self.rng)
+        path[0] = node
+        while det.phase != PH_OVER and depth < MAX_PATH - 1:
+            actor = det.to_act
+            allowed = <int>(self.params.widen_base + self.params.widen_coef
+                            * pow(self.nodes[node].visits, self.params.widen_exponent))
+            if allowed < 1:
+                allowed = 1
+            if node == self.root and self.root_n > 0 and actor == self.observer:
+                # the observer's decisions at the root are the same in every world:
+                # the look-ahead's order is the list
+                n = self.root_n
+                memcpy(order, self.root_order, n * sizeof(int32_t))
+            elif kept_order(self, &det, node, actions, order):
+                n = self.nodes[node].prior_n
+            else:
+                # the cheap prior's best suffice where the look-ahead does not order
+                n = -1 if looked_ahead(self, &det, actions) else order_best(self, &det, node, allowed, order)
+                # one call, so that the release build (NDEBUG) evaluates nothing
+                debug_assert(best_as_listed(self, &det, node, actions, allowed, order, n))
+                if n < 0:
+                    n = gen_legal(&det, legal)
+                    order_decisions(self, &det, legal, n, node, actions, order)
+            if allowed > n:
+                allowed = n
+            untried = -1
+            unvisited = -1
+            best_child = -1
+            best = -1e300
+            for i in range(allowed):
+                child = self._lookup(node, order[i])
+                if child < 0:
+                    if untried < 0:
+                        untried = order[i]
+                    continue
+                nd = &self.nodes[child]
+                nd.avail += 1
+                if nd.visits == 0:
+                    if untried < 0:
+                        untried = order[i]
+                    if unvisited < 0:
+                        unvisited = order[i]
+                    continue
+                mean = nd.reward[actor] / nd.visits
+                ucb = mean + c * sqrt(log(<double>nd.avail) / nd.visits)
+                if ucb > best:
+                    best = ucb
+                    best_child = child
+            if self.full and untried >= 0 and self._lookup(node, untried) < 0:
+                # no room for its node: try a child that has one, else descend the best,
+                # and roll out from a decision without a node only where no child exists
+                if unvisited >= 0:
+                    untried = unvisited
+                elif best_child >= 0:
+                    untried = -1
+            if det.phase == PH_ACTION:
+                actions += 1
+            if untried >= 0:
+                child = self._lookup(node, untried)
+                if child < 0:
+                    child = self._new_node(node, untried, actor)
+                    if child >= 0:
+                        self.nodes[child].avail = 1
+                apply_unchecked(&det, untried)
+                if child >= 0:          # else the tree is full: roll out from here, back up the path
+                    depth += 1
+                    path[depth] = child
+                break
+            apply_unchecked(&det, self.nodes[best_child].action)
+            node = best_child
+            depth += 1
+            path[depth] = node
+        if det.phase != PH_OVER and horizon > 0:
+            # every leaf is valued at the same point of the game, so that a
+            # decision whose conflict the tree holds is not valued after more
+            # of the other seats' replies than one whose rollout plays it
+            played = 0
+            while det.phase != PH_OVER and actions < horizon:
+                if det.phase == PH_ACTION:
+                    actions += 1
+                    played += 1
+                    if 0 <= self.params.tail_after < played:
+                        # the round's later actions pass: an ε-greedy action costs a full
+                        # move list and its priors, and a uniform one is noise
+                        apply_unchecked(&det, A_PASS)
+                        self.tail_actions += 1
+                        continue
+                self._rollout(&det, 1)
+        elif det.phase != PH_OVER:
+            self._rollout(&det, self.params.rollout_depth)
+            # the evaluation knows nothing of a conflict or choice in progress:
+            # play it out first (a conflict takes at most a few decisions)
+            i = 0
+            while self.params.rollout_settle and det.phase != PH_ACTION and det.phase != PH_OVER and i < 16:
+                greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
+                i += 1
+        if det.phase != PH_OVER:
+            if actions < self.leaf_actions_min:
+                self.leaf_actions_min = actions
+            if actions > self.leaf_actions_max:
+                self.leaf_actions_max = actions
+        evaluate(&det, &self.params.eval, rewards)
+        for i in range(depth + 1):
+            nd = &self.nodes[path[i]]
+            nd.visits += 1
+            for p in range(det.players):
+                nd.reward[p] += rewards[p]
+            if nd.actor >= 0:
+                nd.reward_sq += rewards[nd.actor] * rewards[nd.actor]
+
+    def run(self, long iterations=0, double seconds=0.0):
+        """Iterate until the iteration budget, the time budget or stop(); return iterations run."""
+        cdef long done = 0
+        cdef double deadline = now_seconds() + seconds if seconds > 0 else 0.0
+        if iterations <= 0 and seconds <= 0:
+            raise ValueError("give an iteration budget, a time budget, or both")
+        with nogil:
+            while True:
+                if iterations > 0 and done >= iterations:
+                    break
+                if tne_read_flag(&self.stop_flag):
+                    break
+                if deadline > 0 and (done & 15) == 0 and now_seconds() >= deadline:
+                    break
+                self._iterate()
+                done += 1
+        self.iterations_done += done
+        return done
+
+    def stop(self):
+        """Make a running run() return after its current iteration (thread-safe)."""
+        self.stop_flag = 1
+
+    # ------------------------------------------------------------ results
+
+    @property
+    def node_count(self):
+        return self.n_nodes
+
+    def bytes_used(self):
+        """Return the memory held by the tree (nodes, hash table and order pool), in bytes."""
+        return self._bytes(self.cap, self.hcap, self.prior_cap)
+
+    @staticmethod
+    def node_size():
+        return sizeof(Node) + 2 * (sizeof(uint64_t) + sizeof(int32_t))
+
+    def lookahead_order(self):
+        """Return [(action, look-ahead value)] of the root's decisions, best first (analysis)."""
+        return [(self.root_order[i], self.root_values[i]) for i in range(self.root_n)]
+
+    def lookahead_ordered(self, int node):
+        """Return whether a node's decisions were ordered by the look-ahead (not the cheap prior)."""
+        return node == self.root or self.nodes[node].prior_off >= 0
+
+    def root_visits(self):
+        return self.nodes[self.root].visits
+
+    def root_value(self):
+        """Return the mean reward of every seat at the root."""
+        cdef Node* r = &self.nodes[self.root]
+        cdef int p
+        if r.visits == 0:
+            return [0.0] * self.root_state.players
+        return [r.reward[p] / r.visits for p in range(self.root_state.players)]
+
+    def children(self, int node=-1):
+        """Return [(action, visits, avail, reward sums, reward_sq, node)] under a node (root by default)."""
+        cdef int c = self.nodes[self.root if node < 0 else node].first_child
+        cdef Node* nd
+        out = []
+        while c >= 0:
+            nd = &self.nodes[c]
+            out.append((nd.action, nd.visits, nd.avail,
+                        [nd.reward[p] for p in range(self.root_state.players)],
+                        nd.reward_sq, nd.actor, c))
+            c = nd.next_sibling
+        return out
+
+    def child_of(self, int node, int action):
+        """Return the node reached by action from node (root if node < 0), or -1."""
+        return self._lookup(self.root if node < 0 else node, action)
+
+
+include "ordering.pxi"

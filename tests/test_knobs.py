@@ -1,0 +1,170 @@
+"""One declaration per search knob (search.params.KNOBS): SearchParams, params files, the bot's options and flags, and the kernel's configuration all follow it."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ext.search.evaluation import EVAL_FIELDS
+from ext.search.tree import Tree
+from search.agent import SearchError
+from search.params import FIELD_RANGES, KNOBS, SearchParams, check_value, field_kind, params_from_dict
+from tne_ai.protocol.bot import BotSession, bot_command
+from tne_ai.protocol.codec import OPTIONS, find_option
+
+KERNEL_KNOBS = [k for k in KNOBS if k.kernel is not None]
+OPTION_KNOBS = [k for k in KNOBS if k.option is not None]
+
+
+def handshake(**options) -> list:
+    lines = []
+    session = BotSession(lines.extend, options)
+    try:
+        session.handle("tne")
+    finally:
+        session.close()
+    return lines
+
+
+def test_every_knob_is_a_searchparams_field_with_its_default_in_the_tables_order():
+    assert [(f.name, f.default) for f in dataclasses.fields(SearchParams)] == [(k.name, k.default) for k in KNOBS]
+    assert set(SearchParams().to_dict()) == {k.name for k in KNOBS}
+    for k in KNOBS:
+        assert field_kind(k.name) == k.type.__name__ + ("?" if k.default is None else "")
+        assert (k.name in FIELD_RANGES) == (k.low is not None)
+        if k.by_players is not None:
+            assert k.default is None and set(k.by_players) == {2, 3, 4}
+            for players, value in k.by_players.items():
+                assert getattr(SearchParams().resolved(players), k.name) == value
+
+
+@pytest.mark.parametrize("knob", KNOBS, ids=lambda k: k.name)
+def test_a_params_file_checks_every_knob_by_the_table(knob):
+    good = {float: 0.5 if knob.high is None or knob.high >= 0.5 else knob.high, int: 1, bool: False,
+            str: knob.choices[-1] if knob.choices else ""}[knob.type]
+    assert getattr(params_from_dict({knob.name: good}), knob.name) == good
+    bad = {float: "x", int: 1.5, bool: 1, str: "nonsense"}[knob.type]
+    with pytest.raises(SearchError, match=repr(knob.name)):
+        check_value(knob.name, bad)
+    if knob.high is not None:
+        with pytest.raises(SearchError, match="out of range"):
+            check_value(knob.name, knob.high + 1)
+
+
+def test_every_option_knob_is_announced_by_tne_and_is_a_bot_flag():
+    lines = handshake()
+    help_text = CliRunner().invoke(bot_command, ["--help"], terminal_width=200).output
+    for k in OPTION_KNOBS:
+        spec = find_option(k.option)
+        assert spec.field == k.name and spec.default == k.default
+        line = f"option name {k.option} type {spec.type} default {spec.text_value(k.default)}"
+        assert any(x == line or x.startswith(line + " min ") for x in lines), (line, lines)
+        if k.flag is not None:
+            assert k.flag in help_text and f"Option {k.option}: {k.help}." in help_text
+    # and only theirs: every option that sets a field is a knob's
+    assert {o.field for o in OPTIONS if o.field} == {k.name for k in OPTION_KNOBS}
+
+
+def test_the_options_set_the_searched_params_and_a_params_file_their_start():
+    changed = {}
+    for k in OPTION_KNOBS:
+        spec = find_option(k.option)
+        changed[k.option] = {"check": not k.default, "spin": spec.max, "string": spec.max / 2}[spec.type]
+    session = BotSession(lambda lines: None, changed)
+    try:
+        params = session._params()
+        for k in OPTION_KNOBS:
+            if k.name != "reuse_tree":      # the session's affair: its kernel always may keep the tree
+                assert getattr(params, k.name) == changed[k.option]
+    finally:
+        session.close()
+    base = SearchParams().with_changes(**{k.name: changed[k.option] for k in OPTION_KNOBS})
+    session = BotSession(lambda lines: None, params=base)
+    try:
+        assert all(session.options[k.option] == changed[k.option] for k in OPTION_KNOBS)
+    finally:
+        session.close()
+
+
+def _other(value):
+    """Return a value of the same type that differs from `value` (and fits any knob's range)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    return 0.25 if value != 0.25 else 0.5
+
+
+def test_every_kernel_knob_round_trips_through_the_kernel_by_name():
+    tree = Tree()
+    values = SearchParams().kernel_values(4)
+    assert set(values) == {k.kernel for k in KERNEL_KNOBS}
+    tree.configure(values)
+    assert set(tree.params()) == set(values)        # the kernel reads every knob the table gives it, no more
+    for name, value in values.items():
+        assert tree.params()[name] == pytest.approx(value, rel=1e-6)
+    for name, value in values.items():
+        new = _other(value)
+        tree.configure({name: new})
+        after = tree.params()
+        assert after[name] == pytest.approx(new, rel=1e-6), name
+        assert all(after[n] == pytest.approx(v, rel=1e-6) for n, v in values.items() if n != name)
+        tree.configure({name: value})
+
+
+def test_the_kernel_refuses_an_unknown_name_or_a_wrong_type_and_changes_nothing():
+    tree = Tree()
+    tree.configure(SearchParams().kernel_values(2))
+    before = tree.params()
+    with pytest.raises(ValueError, match="'explore'.*exploration"):
+        tree.configure({"exploration": 2.0, "explore": 1.0})
+    with pytest.raises(TypeError, match="rollout_depth"):
+        tree.configure({"exploration": 2.0, "rollout_depth": 2.5})
+    assert tree.params() == before
+
+
+def test_the_evaluation_weights_follow_the_kernels_names():
+    p = SearchParams(eval_scale=2.5, tau=3.0)
+    weights = dict(zip(EVAL_FIELDS, p.eval_weights(3)))
+    values = p.kernel_values(3)
+    assert weights == {n: values[n] for n in EVAL_FIELDS}
+    assert weights["scale"] == 2.5 and weights["tau"] == 3.0
+
+
+def test_a_search_changes_with_a_knob_set_by_name():
+    import engine
+    from search.agent import Limits
+    from search.ismcts import ISMCTS
+    state = engine.new_game(2, 3)
+    obs_seat = state.to_act
+    from engine.info import observation
+    obs = observation(state.snapshot(), obs_seat)
+    runs = {c: ISMCTS(SearchParams(exploration=c)).search(obs, obs_seat, Limits(iterations=300), seed=1)
+            for c in (0.05, 5.0)}
+    assert [c.visits for c in runs[0.05].candidates] != [c.visits for c in runs[5.0].candidates]
+
+
+PACKAGES = ("engine", "search", "tne_ai")
+
+
+def test_no_module_imports_another_modules_private_name():
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__":
+                    found += [f"{path.relative_to(root)}: {node.module}.{a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert found == []
+
+
+def test_nan_is_no_value_of_a_number_knob():
+    for k in KNOBS:
+        if k.type is float:
+            with pytest.raises(SearchError, match="finite"):
+                check_value(k.name, math.nan)

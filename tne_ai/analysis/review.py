@@ -1,0 +1,111 @@
+"""`tne-ai review RECORD`: where each seat lost value, decision by decision (search.review).
+
+Every decision of the seats asked is searched from that seat's knowledge at
+that moment; the text report lists each decision's best alternative, the
+values, the loss and its mark, then a summary per seat. `--json` prints
+search.review.review_record's plain data; `--jobs N` shares the decisions
+among N processes (the result does not depend on N); a progress bar is drawn
+on standard error when it is a terminal.
+"""
+from __future__ import annotations
+
+import json
+
+import click
+
+from engine.errors import EngineError
+from search.agent import Limits
+from search.analysis import DEFAULT_SAMPLES
+from search.review import MARKS, review_record
+from tne_ai.analysis.analyze import Progress, limit_options, search_limits
+from tne_ai.inputs import InputError, check_seat, read_source
+from tne_ai.analysis.knowledge import is_seat_record
+
+DEFAULT_ITERATIONS = 1_000
+PLURAL = {"blunder": "blunders", "mistake": "mistakes", "inaccuracy": "inaccuracies"}
+
+
+def _progress_bar(progress: Progress):
+    if not progress.enabled:
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = int(20 * done / total) if total else 20
+        progress.show(f"review [{'#' * filled}{'.' * (20 - filled)}] {done}/{total} decisions",
+                      force=done == total)
+    return show
+
+
+def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
+    """Return a review as text: one row per decision (or only the marked ones), then a summary per seat."""
+    lim = doc["limits"]
+    budget = (f"{lim['iterations']:,} iterations" if lim["iterations"] else f"{lim['seconds']:g} s")
+    seats = " ".join(str(s) for s in doc["seats"])
+    variants = f", variants {','.join(doc['variants'])}" if doc["variants"] else ""
+    end = f" ({doc['end_reason']})" if doc["end_reason"] else " (unfinished)"
+    out = [f"{source}: {doc['players']} players, {doc['board']} board{variants}, {doc['plies']} decisions{end}; "
+           f"seat(s) {seats} reviewed at {budget} a decision, seed {doc['seed']}"]
+    rows = doc["decisions"] if all_rows else [d for d in doc["decisions"] if d["mark"]]
+    out.append("")
+    out.append(f"{'ply':>4} {'seat':>4}  {'played':<16} {'best':<16} {'best':>6} {'played':>7} {'loss':>6}  mark")
+    for d in rows:
+        flag = "" if d["played_value_from"] == "search" else "*"
+        out.append(f"{d['ply']:>4} {d['seat']:>4}  {d['played']:<16} {d['best']:<16} {d['best_value']:>6.3f} "
+                   f"{d['played_value']:>6.3f}{flag:1} {d['loss']:>6.3f}  {d['mark'] or ''}".rstrip())
+    if not rows:
+        out.append("   (no marked decision)")
+    out.append("")
+    for s in doc["summary"]:
+        marks = ", ".join(f"{s['marks'][name]} {name if s['marks'][name] == 1 else PLURAL[name]}"
+                          for name, _ in MARKS)
+        out.append(f"seat {s['seat']}: {s['decisions']} decisions, the engine's choice {s['agreed']} times, "
+                   f"mean loss {s['mean_loss']:.3f}; {marks}")
+        if s["largest"]:
+            out.append("  largest losses: " + "; ".join(
+                f"ply {x['ply']} {x['played']} (best {x['best']}) {x['loss']:.3f}" for x in s["largest"]))
+    out.append("marks by loss of win share: "
+               + ", ".join(f"{name} >= {threshold:.2f}" for name, threshold in reversed(MARKS))
+               + "; * played value from a search just after the decision")
+    return "\n".join(out)
+
+
+@click.command("review", epilog="RECORD: a game record file (engine/record.py; tne-ai match --record-dir "
+               "writes them) or - for stdin.")
+@click.argument("record")
+@click.option("--seat", "seats", type=click.IntRange(min=0), multiple=True,
+              help="A seat to review (repeat for several; default every seat).")
+@limit_options("decision", DEFAULT_ITERATIONS)
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes reviewing decisions in parallel (the result does not depend on it).")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+              help="Review seed (with an iteration limit the review is reproducible).")
+@click.option("--samples", type=click.IntRange(1, 1000), default=DEFAULT_SAMPLES, show_default=True,
+              help="Worlds dealt when a decision's value is taken while another seat acts.")
+@click.option("--marked", is_flag=True, help="List only the marked decisions (the summary covers all).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+def review_command(record, seats, iterations, movetime, seconds, jobs, seed, samples, marked, as_json):
+    """Review a game: each decision of a seat searched from its knowledge then, with the value it lost."""
+    limits: Limits = search_limits(iterations, movetime, seconds, DEFAULT_ITERATIONS)
+    text, source = read_source(record)
+    if is_seat_record(text):
+        raise InputError(f"{source} is a seat record (protocol lines); review reads a whole game record "
+                         "(engine/record.py), whose every seat's knowledge it can rebuild")
+    if not text.strip():
+        raise InputError(f"{source}: empty: expected a game record")
+    progress = Progress()
+    try:
+        doc = review_record(text, sorted(set(seats)) if seats else None, limits, seed, jobs, samples,
+                            progress=_progress_bar(progress))
+    except EngineError as e:
+        message = str(e)
+        if "out of range" in message and seats:
+            message = "--seat " + message.split("seat ", 1)[1]
+        raise InputError(f"bad game record ({source}): {message}" if "--seat" not in message else message) from None
+    finally:
+        progress.clear()
+    if seats:
+        check_seat(max(seats), doc["players"])
+    if as_json:
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo(format_review(doc, source, not marked))

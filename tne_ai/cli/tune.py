@@ -1,0 +1,207 @@
+"""`tne-ai tune`: tune the search's parameters (SPSA over game pairs) or the evaluation's weights (Texel).
+
+Both write a params file (search.params) that `tne-ai bot --params`,
+`tne-ai analyze --params` and the tuners themselves (`--params`, the start)
+read. docs/tuning.md says how to run them and what the numbers mean.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import time
+
+import click
+from click.core import ParameterSource
+
+from engine.errors import EngineError
+from search.agent import SearchError
+from search.params import SearchParams
+from tne_ai.inputs import InputError, backend_options, variants_option
+
+MAX_RECORD_BYTES = 16 << 20
+
+
+@click.group("tune", context_settings={"help_option_names": ["-h", "--help"]})
+def tune_command():
+    """Tune the search: SPSA over SearchParams fields, or Texel fitting of the evaluation weights."""
+
+
+def _load_base(path):
+    try:
+        return SearchParams.load(path) if path else SearchParams()
+    except SearchError as e:
+        raise InputError(str(e)) from None
+
+
+def _save(params: SearchParams, path: str, comment: str) -> None:
+    try:
+        params.save(path, comment=comment)
+    except OSError as e:
+        raise InputError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+# ---------------------------------------------------------------- SPSA
+
+# the settings a checkpoint holds: with --resume they come from there
+SPSA_SETTINGS = ("param", "params", "pairs", "budget", "players", "board", "variants", "seed", "a", "c",
+                 "stability")
+
+
+@tune_command.command("spsa")
+@click.option("--param", "param", multiple=True, metavar="NAME:LOW:HIGH:STEP",
+              help="A SearchParams field to tune, its bounds and step (the perturbation at the start), "
+                   "e.g. exploration:0.2:2.0:0.1. Repeatable.")
+@click.option("--params", metavar="FILE", help="Params file to start from (the untuned fields stay as it says).")
+@click.option("--iterations", type=click.IntRange(1, 1_000_000), default=20, show_default=True,
+              help="SPSA iterations in all (with --resume: may be raised to go on).")
+@click.option("--pairs", type=click.IntRange(1, 10_000), default=1, show_default=True,
+              help="Game pairs per iteration (two games on one deal, sides swapped).")
+@click.option("--budget", type=click.IntRange(1, 10_000_000), default=200, show_default=True,
+              help="ISMCTS iterations per decision.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
+@variants_option("The 2015 variants every game is played with.")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+              help="Seed of the signs, the deals and the agents: the same seed, the same run.")
+@click.option("--a", "a", type=float, help="Gain a (default c * (A + 1)^0.602: half a step for a won first iteration).")
+@click.option("--c", "c", type=float, default=1.0, show_default=True, help="Perturbation c, in steps.")
+@click.option("--stability", type=float, help="Spall's stability constant A (default iterations / 10).")
+@click.option("--checkpoint", metavar="FILE", help="Checkpoint written after every iteration "
+              "(default spsa-checkpoint.json; with --resume, the resumed file).")
+@click.option("--resume", metavar="CHECKPOINT", help="Go on from a checkpoint, with its settings.")
+@click.option("--out", metavar="FILE", default="tuned-params.json", show_default=True,
+              help="Params file written at the end (theta).")
+@backend_options
+@click.option("--quiet", is_flag=True, help="No line per iteration.")
+@click.pass_context
+def spsa_command(ctx, param, params, iterations, pairs, budget, players, board, variants, seed, a, c, stability,
+                 checkpoint, resume, out, jobs, backend, ray_address, quiet):
+    """Tune SearchParams fields by SPSA: game pairs of theta + c*delta against theta - c*delta."""
+    from search.arena.backends import make_backend
+    from search.tuning.spsa import Spsa, SpsaConfig, TunedField, describe
+    try:
+        if resume:
+            given = [n for n in SPSA_SETTINGS if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+            if given:
+                raise InputError(f"--resume takes the settings from the checkpoint; leave out "
+                                 f"--{given[0].replace('_', '-')}")
+            run = Spsa.resume(resume)
+            if ctx.get_parameter_source("iterations") == ParameterSource.COMMANDLINE:
+                if iterations < run.k:
+                    raise InputError(f"--iterations {iterations}: the checkpoint has done {run.k} already")
+                run.config.iterations = iterations
+            checkpoint = checkpoint or resume
+        else:
+            if not param:
+                raise InputError("name a field to tune: --param NAME:LOW:HIGH:STEP, e.g. exploration:0.2:2.0:0.1")
+            config = SpsaConfig(tuple(TunedField.parse(p) for p in param), _load_base(params), iterations,
+                                pairs, budget, players, board, variants or (), seed, a, c, stability)
+            run = Spsa(config)
+            checkpoint = checkpoint or "spsa-checkpoint.json"
+        if run.k >= run.config.iterations and not quiet:
+            click.echo(f"the checkpoint has done all {run.config.iterations} iterations")
+        t0 = time.time()
+
+        def progress(entry):
+            if not quiet:
+                click.echo(describe(entry, run.config.fields, run.config.iterations)
+                           + f" ({time.time() - t0:.0f}s)")
+
+        with make_backend(backend, jobs, ray_address) as runner:
+            tuned = run.run(runner, checkpoint, progress)
+    except SearchError as e:
+        raise InputError(str(e)) from None
+    except (ValueError, RuntimeError) as e:      # a bad backend choice, Ray missing
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"cannot write the checkpoint {checkpoint}: {e.strerror or e}") from None
+    _save(tuned, out, f"SPSA, {run.k} iterations of {', '.join(f.name for f in run.config.fields)}")
+    click.echo(" ".join(f"{f.name}={getattr(tuned, f.name)}" for f in run.config.fields))
+    click.echo(f"wrote {out} (checkpoint {checkpoint})")
+
+
+# ---------------------------------------------------------------- Texel
+
+def _read_records(paths) -> tuple:
+    """Return (record texts, their file names) of files and directories (*.txt in a directory)."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = sorted(glob.glob(os.path.join(p, "*.txt")))
+            if not found:
+                raise InputError(f"{p}: no *.txt game records in this directory")
+            files += found
+        else:
+            files.append(p)
+    texts = []
+    for f in files:
+        try:
+            if os.path.getsize(f) > MAX_RECORD_BYTES:
+                raise InputError(f"{f}: not a game record (over {MAX_RECORD_BYTES} bytes)")
+            with open(f, encoding="utf-8") as fh:
+                texts.append(fh.read())
+        except (OSError, UnicodeDecodeError) as e:
+            raise InputError(f"cannot read {f}: {getattr(e, 'strerror', None) or e}") from None
+    return texts, files
+
+
+@tune_command.command("texel")
+@click.option("--records", multiple=True, metavar="PATH",
+              help="Game records to sample (a file, or a directory of *.txt); repeatable. Default: self-play.")
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=40, show_default=True,
+              help="Self-play games to play when no --records are given.")
+@click.option("--agent", type=click.Choice(["greedy", "ismcts"]), default="greedy", show_default=True,
+              help="Self-play agent.")
+@click.option("--budget", type=click.IntRange(1, 10_000_000), default=100, show_default=True,
+              help="With --agent ismcts: iterations per decision.")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
+@variants_option("Self-play with these 2015 variants.")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+              help="Seed of the self-play, the sampling and the held-out games.")
+@click.option("--per-game", type=click.IntRange(1, 10_000), default=20, show_default=True,
+              help="Positions drawn from each game.")
+@click.option("--skip", type=click.IntRange(0, 10_000), default=10, show_default=True,
+              help="Opening decisions of each game never drawn.")
+@click.option("--holdout", type=click.FloatRange(0, 0.9), default=0.2, show_default=True,
+              help="Share of the games held out of the fit (their loss is reported).")
+@click.option("--field", "field_names", multiple=True, metavar="NAME",
+              help="A weight to fit; repeatable (default: tau ... eval_scale, the variants' two left out).")
+@click.option("--iterations", type=click.IntRange(1, 10_000), default=30, show_default=True,
+              help="Levenberg-Marquardt iterations at most.")
+@click.option("--l2", type=click.FloatRange(0, 1e6), default=0.0, show_default=True,
+              help="Pull towards the starting weights (squared relative change, added to the loss).")
+@click.option("--params", metavar="FILE", help="Params file to start from (and to copy the other fields from).")
+@click.option("--out", metavar="FILE", default="texel-params.json", show_default=True,
+              help="Params file written with the fitted weights.")
+@backend_options
+def texel_command(records, games, agent, budget, players, board, variants, seed, per_game, skip, holdout,
+                  field_names, iterations, l2, params, out, jobs, backend, ray_address):
+    """Fit the evaluation weights so the evaluation predicts the game results (Texel tuning, numpy)."""
+    from search.tuning import texel
+    from search.arena.backends import make_backend
+    try:
+        texel.need_numpy()
+        names = texel.check_fields(field_names or texel.DEFAULT_FIELDS)
+        base = _load_base(params)
+        if records:
+            texts, sources = _read_records(records)
+            click.echo(f"{len(texts)} game records read")
+        else:
+            t0 = time.time()
+            texts = texel.self_play(games, seed, players, board, agent, budget, variants or (), base,
+                                    make_backend(backend, jobs, ray_address))
+            sources = None
+            what = "greedy" if agent == "greedy" else f"ISMCTS {budget} iterations a decision"
+            click.echo(f"{len(texts)} self-play games ({what}) in {time.time() - t0:.0f}s")
+        positions = texel.sample_positions(texts, per_game, seed, skip, sources)
+        train, held = texel.split_games(positions, holdout, seed)
+        result = texel.fit(train, held, base, names, iterations, l2)
+    except SearchError as e:
+        raise InputError(str(e)) from None
+    except (ValueError, RuntimeError, EngineError) as e:
+        raise InputError(str(e)) from None
+    click.echo(result.report())
+    _save(result.after, out, f"Texel fit of {', '.join(names)} on {result.train_positions} positions: "
+                             f"training MSE {result.train_loss[0]:.6f} -> {result.train_loss[1]:.6f}")
+    click.echo(f"wrote {out}")
