@@ -73,7 +73,8 @@ def test_the_options_set_the_searched_params_and_a_params_file_their_start():
     changed = {}
     for k in OPTION_KNOBS:
         spec = find_option(k.option)
-        changed[k.option] = {"check": not k.default, "spin": spec.max, "string": spec.max / 2}[spec.type]
+        changed[k.option] = (not k.default if spec.type == "check" else
+                             spec.max if spec.type == "spin" else spec.max / 2)
     session = BotSession(lambda lines: None, changed)
     try:
         params = session._params()
@@ -104,27 +105,27 @@ def test_every_kernel_knob_round_trips_through_the_kernel_by_name():
     values = SearchParams().kernel_values(4)
     assert set(values) == {k.kernel for k in KERNEL_KNOBS}
     tree.configure(values)
-    assert set(tree.params()) == set(values)        # the kernel reads every knob the table gives it, no more
+    assert set(tree.configuration()) == set(values)        # the kernel reads every knob the table gives it, no more
     for name, value in values.items():
-        assert tree.params()[name] == pytest.approx(value, rel=1e-6)
+        assert tree.configuration()[name] == pytest.approx(float(value), rel=1e-6)
     for name, value in values.items():
         new = _other(value)
         tree.configure({name: new})
-        after = tree.params()
-        assert after[name] == pytest.approx(new, rel=1e-6), name
-        assert all(after[n] == pytest.approx(v, rel=1e-6) for n, v in values.items() if n != name)
+        after = tree.configuration()
+        assert after[name] == pytest.approx(float(new), rel=1e-6), name
+        assert all(after[n] == pytest.approx(float(v), rel=1e-6) for n, v in values.items() if n != name)
         tree.configure({name: value})
 
 
 def test_the_kernel_refuses_an_unknown_name_or_a_wrong_type_and_changes_nothing():
     tree = Tree()
     tree.configure(SearchParams().kernel_values(2))
-    before = tree.params()
+    before = tree.configuration()
     with pytest.raises(ValueError, match="'explore'.*exploration"):
         tree.configure({"exploration": 2.0, "explore": 1.0})
     with pytest.raises(TypeError, match="rollout_depth"):
         tree.configure({"exploration": 2.0, "rollout_depth": 2.5})
-    assert tree.params() == before
+    assert tree.configuration() == before
 
 
 def test_the_evaluation_weights_follow_the_kernels_names():

@@ -710,9 +710,12 @@ cdef int store_named(char* base, dict layout, name, value) except -1:
     ctype, offset = entry
     at = base + <Py_ssize_t>offset
     if ctype == "i":
-        if isinstance(value, float):
+        if not hasattr(value, "__index__"):
             raise TypeError(f"kernel parameter {name!r} must be an integer, got {value!r}")
-        (<int*>at)[0] = value       # Cython checks the type and the range
+        try:
+            (<int*>at)[0] = value
+        except OverflowError:
+            raise OverflowError(f"kernel parameter {name!r} = {value!r} does not fit a C int") from None
     elif value is None or isinstance(value, (bool, str, bytes)):
         raise TypeError(f"kernel parameter {name!r} must be a number, got {value!r}")
     elif ctype == "d":

@@ -25,7 +25,8 @@ from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, Gam
                        debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
                        apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.search.evaluation cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
-                             eval_params_from, fix_needs, merge_scored)
+                             finish_eval_params, fix_needs, merge_scored, store_named, load_named)
+from ext.search.evaluation import EVAL_LAYOUT
 
 cdef extern from *:
     """
@@ -49,6 +50,31 @@ cdef int _check_observer(CoreState state, int observer) except -1:
         raise ValueError(f"seat {state.s.to_act} is to act, not the observer (seat {observer}): "
                          f"a tree searches the decisions of the seat to act")
     return 0
+
+
+cdef MctsParams _P      # read for its fields' addresses only (the offsets below)
+
+
+cdef Py_ssize_t _at(void* field):
+    return <char*>field - <char*>&_P
+
+
+# The kernel's knobs by name (search.params.KNOBS names each one's `kernel`): (C type, byte offset
+# in MctsParams); Tree.configure and Tree.configuration go through this table. The evaluation's weights
+# follow, by evaluation.EVAL_LAYOUT's names.
+PARAM_LAYOUT = {
+    "exploration": ("d", _at(&_P.exploration)),
+    "widen_base": ("d", _at(&_P.widen_base)),
+    "widen_coef": ("d", _at(&_P.widen_coef)),
+    "widen_exponent": ("d", _at(&_P.widen_exponent)),
+    "rollout_depth": ("i", _at(&_P.rollout_depth)),
+    "rollout_epsilon": ("d", _at(&_P.rollout_epsilon)),
+    "rollout_greedy": ("i", _at(&_P.rollout_greedy)),
+    "rollout_settle": ("i", _at(&_P.rollout_settle)),
+    "rollout_rounds": ("d", _at(&_P.rollout_rounds)),
+    "tail_after": ("i", _at(&_P.tail_after)),
+}
+PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
 
 cdef class Tree:
@@ -112,22 +138,22 @@ cdef class Tree:
         self.leaf_actions_max = 0
         self.tail_actions = 0
 
-    def configure(self, double exploration, double widen_base, double widen_coef,
-                  double widen_exponent, int rollout_depth, double rollout_epsilon,
-                  bint rollout_greedy, eval_weights, bint rollout_settle=False, double rollout_rounds=0.0,
-                  int tail_after=-1):
-        """Set every knob of the kernel (search.SearchParams documents them)."""
-        self.params.exploration = exploration
-        self.params.widen_base = widen_base
-        self.params.widen_coef = widen_coef
-        self.params.widen_exponent = widen_exponent
-        self.params.rollout_depth = rollout_depth
-        self.params.rollout_epsilon = rollout_epsilon
-        self.params.rollout_greedy = 1 if rollout_greedy else 0
-        self.params.rollout_settle = 1 if rollout_settle else 0
-        self.params.rollout_rounds = rollout_rounds
-        self.params.tail_after = tail_after
-        self.params.eval = eval_params_from(eval_weights)
+    def configure(self, values):
+        """Set knobs of the kernel by name ({name: value}, PARAM_LAYOUT's names; search.params.KNOBS documents them).
+
+        Knobs not named keep their values. ValueError names an unknown name,
+        TypeError a value of the wrong type; either way nothing changes.
+        """
+        cdef MctsParams p = self.params
+        cdef dict layout = PARAM_LAYOUT
+        for name, value in dict(values).items():
+            store_named(<char*>&p, layout, name, value)
+        finish_eval_params(&p.eval)
+        self.params = p
+
+    def configuration(self):
+        """Return {name: value} of every knob of the kernel (the evaluation's weights as the C floats hold them)."""
+        return load_named(<char*>&self.params, PARAM_LAYOUT)
 
     def set_memory_limit(self, size_t max_bytes):
         """Bound the tree's memory (nodes, hash table, order pool) to max_bytes; 0 lifts the bound.
