@@ -4,7 +4,7 @@ The search values a position (ext/search/evaluation.pyx `evaluate`) by each seat
 totals, its weakest colour, its leaders' prospects in their kingdoms, its
 kings, the wonder, the catastrophes it has left and, at the root, how near
 the end is. `explain` returns those terms per seat as the kernel counted
-them while evaluating (ext.search.evaluation._explain records them on the evaluation's
+them while evaluating (ext.search.evaluation.explain_terms records them on the evaluation's
 own code path, so the explanation cannot disagree with the search), and
 `format_explanation` prints them as a table with one line of words per
 seat. `tne-ai analyze --explain` and the protocol's `eval` command show them.
@@ -57,7 +57,7 @@ def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParam
     the weakest colour, what one more point of each colour is worth (need),
     the terms of TERMS (they add up to `value`), its leaders one by one,
     `margin` (value less its opponents' weighted value), `reward` (what the
-    evaluation returns for this state, ext.search.evaluation._evaluate), and as the search
+    evaluation returns for this state, ext.search.evaluation.evaluate_of), and as the search
     values its root: `end` (the end nearing, added to the margin of a seat
     that leads), `centre` (the margin taken off to centre the logistic) and
     `root_reward`. Raises PositionError for a bad position or seat,
@@ -71,8 +71,8 @@ def explain(obs_or_snapshot: dict, seat=None, params: SearchParams = SearchParam
     except EngineError as e:
         raise PositionError(f"inconsistent observation of seat {seat}: {e}") from e
     weights = params.eval_weights(obs["players"])
-    plain = evaluation._explain(state, weights, False)
-    root = evaluation._explain(state, weights, True)
+    plain = evaluation.explain_terms(state, weights, False)
+    root = evaluation.explain_terms(state, weights, True)
     seats = [_seat_terms(p, obs, plain, root) for p in range(obs["players"])]
     return {
         "seat": seat, "knowledge": knowledge, "hidden": HIDDEN,

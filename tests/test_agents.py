@@ -85,6 +85,7 @@ def test_legal_decisions_do_not_depend_on_hidden_tiles(positions):
                 assert world.legal_actions() == true_legal
 
 
+@pytest.mark.slow
 def test_agents_play_whole_games_legally_3_and_4_players():
     for players, board in ((3, "advanced"), (4, "standard")):
         res = run_match({"greedy": GreedyAgent, "random": RandomAgent}, games=players,
@@ -170,6 +171,7 @@ def test_greedy_weights_are_checked():
         GreedyAgent(0, weights={"no_such_weight": 1.0})
 
 
+@pytest.mark.slow
 def test_greedy_beats_random():
     # speed is bench/'s business (agent timing figures are in docs/benchmarks.md)
     res = run_match({"greedy": GreedyAgent, "random": RandomAgent}, games=40, players=2, seed=2024)

@@ -285,6 +285,7 @@ def test_concurrent_queries_all_finish_and_health_is_answered_meanwhile(server):
         assert len(answers) == len(q.get("analyzeTurns", [0]))
 
 
+@pytest.mark.slow
 def test_the_same_query_gives_the_same_analysis_whatever_runs_beside_it(server):
     query = {"record": GAME_TEXT, "analyzeTurns": [10, 11], "iterations": 300, "seed": 77, "candidates": 4}
     server.send(*[dict(query, id=f"same{i}") for i in range(3)],
@@ -511,6 +512,7 @@ def test_every_bad_query_gets_its_error_and_the_server_goes_on(server):
     assert a["isFinal"] is True
 
 
+@pytest.mark.slow
 def test_a_dead_worker_fails_its_turn_only_and_is_replaced():
     s = Server("--workers", 1)
     try:
@@ -536,6 +538,7 @@ def test_end_of_input_answers_what_is_in_flight_then_exits_0():
     assert [a["id"] for a in s.answers if a.get("isFinal")] == ["a", "b"]
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_workers_and_the_server():
     s = Server("--workers", 2)
     s.send({"id": "x", "startpos": {}, "seconds": 60}, {"id": "y", "startpos": {}, "iterations": 10 ** 8})
@@ -651,6 +654,7 @@ def fuzz_lines(n: int, seed: int) -> list:
     return lines
 
 
+@pytest.mark.slow
 def test_ten_thousand_fuzzed_lines_through_the_real_process():
     lines = fuzz_lines(10_000, seed=2024)
     s = Server("--workers", 2, "--iterations", 10, "--max-queued", 300)
@@ -696,6 +700,7 @@ def doc_session() -> tuple:
     return sent, got
 
 
+@pytest.mark.slow
 def test_the_example_session_of_the_doc():
     """Run the doc's queries through `--workers 1`; the answers are the doc's (timing aside), per id in order."""
     sent, expected = doc_session()

@@ -160,6 +160,7 @@ def test_match_goes_on_after_forfeits():
     assert "forfeit raiser" in res.table()
 
 
+@pytest.mark.slow
 def test_seat_rotation_two_players():
     res = run_match({"a": FirstLegal, "b": RandomAgent}, games=6, players=2, seed=7)
     seats = Counter((nm, s) for g in res.games for s, nm in enumerate(g.names))
@@ -169,6 +170,7 @@ def test_seat_rotation_two_players():
     assert res.stats["a"].games == res.stats["b"].games == 6
 
 
+@pytest.mark.slow
 def test_seat_rotation_one_against_three():
     res = run_match({"x": FirstLegal, "r": RandomAgent}, games=8, players=4, seed=2,
                     lineup=["x", "r", "r", "r"])
@@ -192,6 +194,7 @@ def test_default_lineup():
         run_match({"a": RandomAgent}, games=1, players=2, lineup=["a", "zz"])
 
 
+@pytest.mark.slow
 def test_same_seed_same_match(tmp_path):
     facs = {"greedy": GreedyAgent, "random": RandomAgent}
     r1 = run_match(facs, games=2, players=2, seed=42, record_dir=str(tmp_path / "one"))
@@ -211,6 +214,7 @@ def _outcomes(res):
     return [(g.names, g.ranks, g.scores, g.end_reason, g.decisions, g.forfeit) for g in res.games]
 
 
+@pytest.mark.slow
 def test_a_resumed_match_plays_only_the_missing_games_and_ends_as_one_run(tmp_path):
     facs = {"greedy": GreedyAgent, "random": RandomAgent}
     spec = SprtSpec.parse("elo0=0 elo1=50")
@@ -239,6 +243,7 @@ def test_a_resume_reads_forfeits_back(tmp_path):
     assert [line.split()[-1] for line in whole.table().splitlines()[2:4]] != ["-", "-"]
 
 
+@pytest.mark.slow
 def test_a_resume_refuses_records_of_another_match(tmp_path):
     facs = {"greedy": GreedyAgent, "random": RandomAgent}
     run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path))
@@ -293,6 +298,7 @@ def test_derive_seed_is_stable_and_spread():
     assert 0 <= derive_seed(2**70, "x") < 2**63
 
 
+@pytest.mark.slow
 def test_registry_and_main(capsys):
     assert {"random", "greedy"} <= set(arena.AGENTS)
     assert arena_cli(["--a", "random", "--b", "greedy", "--games", "2", "--quiet"]) == 0
@@ -334,6 +340,7 @@ def test_greedy_breaks_a_passing_stall():
     assert runs >= 2            # the stall did happen, and was broken
 
 
+@pytest.mark.slow
 def test_parallel_match_gives_the_same_results_as_sequential():
     from search.baselines import GreedyAgent, RandomAgent
     from search.arena.runner import run_match
@@ -374,6 +381,7 @@ def test_an_ismcts_agent_with_a_params_file_meets_the_defaults(tmp_path, capsys)
     assert "explortion" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_command_line_plays_a_params_file_and_aligns_long_names(tmp_path, capsys):
     from search.params import SearchParams
     ok = tmp_path / "quick.json"
@@ -393,6 +401,7 @@ def _unpack_records(tmp_path, name):
 
 
 @pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
+@pytest.mark.slow
 def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
     """tests/data/records keeps the 4-player games against three greedy of the tail after 3 and half the widening (now the defaults): the same shares."""
     from search.params import SearchParams
@@ -421,6 +430,7 @@ KEPT_SPRTS = [
 
 
 @pytest.mark.parametrize("name, args, old_defaults, head, share, decision", KEPT_SPRTS)
+@pytest.mark.slow
 def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkeypatch, capsys, name, args,
                                                               old_defaults, head, share, decision):
     """tests/data/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""

@@ -94,6 +94,7 @@ def die_at_3(job):
     return x * x
 
 
+@pytest.mark.slow
 def test_a_dead_pool_worker_replays_only_the_games_it_took_down(tmp_path):
     """Job 3 dies once: the pool breaks, the jobs it took down are played again and every result comes back."""
     marker = str(tmp_path / "died")
@@ -105,6 +106,7 @@ def test_a_dead_pool_worker_replays_only_the_games_it_took_down(tmp_path):
         assert dict(b.stream(square, [4])) == {0: 16}
 
 
+@pytest.mark.slow
 def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
     with ProcessBackend(2, retries=1) as b:
         got = dict(b.stream(die_at_3, [(x, None) for x in range(6)]))
@@ -117,6 +119,7 @@ def worker_pid(job):
     return os.getpid()
 
 
+@pytest.mark.slow
 def test_pool_workers_exit_when_their_parent_is_killed():
     """A match killed outright (SIGKILL) leaves no idle pool worker behind."""
     pids, left = pids_left_after_sigkill(
@@ -166,12 +169,14 @@ def ray_instance():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_match_equals_the_local_match(ray_instance):
     local = run_match(FACTORIES, games=4, players=2, seed=5)
     remote = run_match(FACTORIES, games=4, players=2, seed=5, backend=RayBackend())
     assert outcomes(remote) == outcomes(local) and remote.lost == []
 
 
+@pytest.mark.slow
 def test_ray_daemons_do_not_get_the_sanitizer_preload(ray_instance):
     # The debug pass (.ci/run) preloads ASan/UBSan: Ray's daemons run without it, its task workers
     # with it (the debug kernels need it), as start_ray arranges.
@@ -192,6 +197,7 @@ def test_ray_daemons_do_not_get_the_sanitizer_preload(ray_instance):
     assert daemons >= 2
 
 
+@pytest.mark.slow
 def test_a_killed_ray_worker_replays_only_its_game(ray_instance, tmp_path):
     marker = str(tmp_path / "pid")
     factories = {"a": functools.partial(KillMe, marker), "b": RandomAgent}
@@ -204,6 +210,7 @@ def test_a_killed_ray_worker_replays_only_its_game(ray_instance, tmp_path):
     assert outcomes(res) == outcomes(local)
 
 
+@pytest.mark.slow
 def test_a_ray_worker_that_dies_for_good_loses_only_its_game(ray_instance, tmp_path):
     marker = str(tmp_path / "pid")
     factories = {"a": functools.partial(KillMe, marker), "b": RandomAgent}
@@ -216,6 +223,7 @@ def test_a_ray_worker_that_dies_for_good_loses_only_its_game(ray_instance, tmp_p
     assert f"lost game {number}" in res.table()
 
 
+@pytest.mark.slow
 def test_ray_match_stops_at_the_sprt_decision(ray_instance):
     res = run_match(FACTORIES, games=200, players=2, seed=1, backend=RayBackend(),
                     sprt=SprtSpec(elo0=0, elo1=100))
@@ -223,6 +231,7 @@ def test_ray_match_stops_at_the_sprt_decision(ray_instance):
     assert len(res.games) < 60
 
 
+@pytest.mark.slow
 def test_cancel_stops_every_ray_task(ray_instance):
     b = RayBackend()
     stream = b.stream(time.sleep, [0.1] + [3600] * 5)
@@ -236,6 +245,7 @@ def test_cancel_stops_every_ray_task(ray_instance):
     assert ray_instance.available_resources().get("CPU", 0) == 2
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_a_ray_match(ray_instance):
     def progress(i, g):
         raise KeyboardInterrupt()
@@ -259,6 +269,7 @@ def fake_engine(name: str, script: str):
     return parse_engine(f"name={name} cmd={shlex.quote(cmd)}")
 
 
+@pytest.mark.slow
 def test_a_referee_match_on_ray_equals_the_local_one(ray_instance, tmp_path):
     from tne_ai.referee.match import Control, run_engine_match
     engines = [fake_engine("a", "good_engine.py"), fake_engine("b", "crash_engine.py")]
@@ -273,6 +284,7 @@ def test_a_referee_match_on_ray_equals_the_local_one(ray_instance, tmp_path):
         ["game0001-a-b.txt", "game0002-b-a.txt", "game0003-a-b.txt", "game0004-b-a.txt"]
 
 
+@pytest.mark.slow
 def test_an_engine_that_cannot_start_stops_a_ray_match(ray_instance):
     from tne_ai.referee.match import Control, MatchAborted, parse_engine, run_engine_match
     engines = [fake_engine("a", "good_engine.py"), parse_engine("name=bad cmd=/nonexistent/tne-engine")]

@@ -127,6 +127,7 @@ def test_a_baseline_bot_process_plays_a_decision():
         bot.finish()
 
 
+@pytest.mark.slow
 def test_a_match_between_the_greedy_and_the_random_bot(tmp_path):
     """The referee plays the baselines against each other through the protocol: legal, finished games."""
     r = CliRunner().invoke(cli_main, ["match", "--engine", "name=g cmd='tne-ai bot --agent greedy'",

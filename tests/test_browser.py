@@ -19,6 +19,8 @@ from browser import chromium, served
 
 SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "play.png"
 
+pytestmark = pytest.mark.slow       # a browser: the fast tier leaves the module out
+
 
 @pytest.fixture(scope="module")
 def server_url():

@@ -16,6 +16,8 @@ from records import opening
 
 SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "review.png"
 
+pytestmark = pytest.mark.slow       # a browser: the fast tier leaves the module out
+
 
 @pytest.fixture
 def server_url():

@@ -194,6 +194,7 @@ def test_analyse_reports_candidates_whose_visits_add_up(bot):
         assert c.avail >= c.visits and c.low <= c.mean <= c.high
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_bestmove():
     """`go iterations N seed S` is reproducible across processes (and differs from another seed's tree)."""
     def search(seed):
@@ -246,6 +247,7 @@ def test_an_error_to_go_leaves_the_engine_usable(bot):
     assert bot.play(GoLimits(iterations=20, seed=1)).move in bot.legal_moves()
 
 
+@pytest.mark.slow
 def test_close_leaves_no_process_behind():
     """close() ends the engine's whole process group, search workers included, and reaps the engine."""
     eng = Engine.popen(BOT)
@@ -279,6 +281,7 @@ def test_a_silent_engine_times_out():
     assert isinstance(silent.value, TimeoutError)
 
 
+@pytest.mark.slow
 def test_a_crash_and_a_hang_during_a_search(tmp_path):
     """A crash mid-search raises EngineTerminated; a hang raises EngineTimeout and close() kills its child too."""
     with Engine.popen(fake("crash_engine.py", "--crash-at", "1")) as eng:
@@ -348,6 +351,7 @@ def test_what_comes_before_tneok():
     assert (refused.value.code, refused.value.text) == ("unknown-command", "tne")
 
 
+@pytest.mark.slow
 def test_a_cancel_event_ends_a_wait():
     """Setting the cancel event makes a waiting call raise WaitCancelled."""
     cancel = threading.Event()

@@ -59,7 +59,16 @@ def play_in_lockstep(players: int, game: int, board: str, choose, variants=()) -
         ref.apply(a)
 
 
+def test_a_base_game_and_a_variant_game_match_in_lockstep():
+    """The fast tier's small case of the two tests below: one random game, one with every variant on."""
+    play_in_lockstep(3, 1, "advanced", lambda rng, legal, snap: rng.choice(legal))
+    seen = play_in_lockstep(2, 2, "standard", lambda rng, legal, snap: variant_move(rng, legal, snap["cells"]),
+                            VARIANT_SETS[-1])
+    assert seen["building"] > 0 and seen["restricted commitment"] > 0
+
+
 @pytest.mark.parametrize("chunk", range(10))
+@pytest.mark.slow
 def test_cython_matches_reference_along_random_games(chunk):
     for game in range(chunk, GAMES, 10):
         board = "standard" if game % 2 == 0 else "advanced"
@@ -91,6 +100,7 @@ def variant_move(rng: random.Random, legal: list, cells: list) -> int:
 
 @pytest.mark.parametrize("variants", VARIANT_SETS, ids=["+".join(v) for v in VARIANT_SETS])
 @pytest.mark.parametrize("chunk", range(4))
+@pytest.mark.slow
 def test_cython_matches_reference_with_variants(variants, chunk):
     seen = Counter()
     for game in range(chunk, VARIANT_GAMES, 4):

@@ -47,6 +47,7 @@ def test_the_readme_and_the_cli_page_have_checked_examples():
 
 
 @pytest.mark.parametrize("block", MARKED, ids=[b.name for b in MARKED])
+@pytest.mark.slow
 def test_the_example_is_what_the_command_prints(block):
     """Running the marker's command gives the block (volatile fields aside)."""
     _, diff = dx.compare(block)

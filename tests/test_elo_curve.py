@@ -11,6 +11,7 @@ def _cells(row):
     return row[:6]          # all but the wall seconds
 
 
+@pytest.mark.slow
 def test_budgets_run_apart_give_the_rows_of_one_run(tmp_path, capsys):
     rows = tmp_path / "rows.json"
     args = ["--players", "2", "--opponent", "random", "--games", "2", "--seed", "7", "--jobs", "1"]
@@ -27,6 +28,7 @@ def test_budgets_run_apart_give_the_rows_of_one_run(tmp_path, capsys):
     assert strip(table) == strip(together) and len(strip(table)) == 2
 
 
+@pytest.mark.slow
 def test_the_curve_plays_its_params_file_and_refuses_forfeits(tmp_path, monkeypatch):
     from search.params import SearchParams
     path = tmp_path / "p.json"
@@ -51,6 +53,7 @@ def test_the_curve_plays_its_params_file_and_refuses_forfeits(tmp_path, monkeypa
         elo_curve.curve([4], "random", 2, 2, 7, 1)
 
 
+@pytest.mark.slow
 def test_a_rows_file_of_other_settings_is_refused(tmp_path):
     rows = tmp_path / "rows.json"
     args = ["--players", "2", "--opponent", "random", "--seed", "7", "--jobs", "1", "--budgets", "4"]

@@ -1,4 +1,4 @@
-"""The evaluation's terms (search.explain, ext.search.evaluation._explain): they reproduce what the search evaluates, from public facts only."""
+"""The evaluation's terms (search.explain, ext.search.evaluation.explain_terms): they reproduce what the search evaluates, from public facts only."""
 from __future__ import annotations
 
 import json
@@ -40,8 +40,8 @@ def check_against_the_evaluation(state: engine.State, params: SearchParams, seen
     """Every seat's explanation from its own observation adds up to what the kernel evaluates on the true state."""
     params = params.resolved(state.players)
     w = params.eval_weights(state.players)
-    rewards = evaluation._evaluate(state, w)
-    values = evaluation._seat_values(state, w)
+    rewards = evaluation.evaluate_of(state, w)
+    values = evaluation.seat_values_of(state, w)
     for seat in range(state.players):
         data = explain(state.observation(seat), params=params)
         json.dumps(data)
@@ -112,7 +112,7 @@ def test_other_hands_and_the_bag_change_nothing():
     assert ea == {**explain(observation(a, 1)), "knowledge": "snapshot"}
     # and nothing hidden is read in the kernel either: the true states give the same terms
     w = SearchParams().eval_weights(a["players"])
-    assert evaluation._explain(engine.State.from_snapshot(a), w) == evaluation._explain(engine.State.from_snapshot(b), w)
+    assert evaluation.explain_terms(engine.State.from_snapshot(a), w) == evaluation.explain_terms(engine.State.from_snapshot(b), w)
     # the seat's own hand is not read: the same position with the observer's tiles redealt
     c = determinize(observation(a, 2), 2, random.Random(5))
     assert c["hands"][1] != a["hands"][1]
@@ -163,6 +163,6 @@ def test_an_ended_game_is_explained_with_its_final_ranking():
     data = explain(state.snapshot(), seat=0)
     assert data["over"] and data["to_act"] == -1
     ranks = state.result()
-    assert [s["reward"] for s in data["seats"]] == evaluation._evaluate(state, SearchParams().eval_weights(state.players))
+    assert [s["reward"] for s in data["seats"]] == evaluation.evaluate_of(state, SearchParams().eval_weights(state.players))
     assert data["seats"][ranks.index(0)]["reward"] >= 0.5
     assert "final reward" in format_explanation(data)

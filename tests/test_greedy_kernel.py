@@ -78,6 +78,7 @@ def played():
     return [compare_game(*g) for g in GAMES]
 
 
+@pytest.mark.slow
 def test_kernel_and_python_agree_on_every_decision(played):
     """Same decision at every step of seeded 2-4 player games, both boards, every variant."""
     total = sum(played, collections.Counter())
@@ -87,12 +88,14 @@ def test_kernel_and_python_agree_on_every_decision(played):
     assert total["revolt_attack"] + total["war_attack"] >= 20 and total["war_choice"] >= 5
 
 
+@pytest.mark.slow
 def test_every_game_ends(played):
     """The games compared are whole games, each player's stall rule included."""
     for (players, seed, board, variants, driver), counts in zip(GAMES, played):
         assert counts["decisions"] < 3000, (players, seed, variants)
 
 
+@pytest.mark.slow
 def test_agree_with_other_weights():
     """Weights are read by the kernel as by the reference (a 4-player game, every weight changed)."""
     weights = {k: v * (1.3 if i % 2 else 0.7) for i, (k, v) in enumerate(DEFAULT_WEIGHTS.items())}
@@ -181,6 +184,7 @@ def _play_on_from_the_stall(steps: int, check_reference: int) -> engine.State:
     return state
 
 
+@pytest.mark.slow
 def test_a_stall_of_lost_revolts_is_broken_by_placing_a_tile():
     """Lost revolts and passes, over and over, drew nothing and ended nothing; after four rounds without a tile a seat places one."""
     state = _play_on_from_the_stall(3000, check_reference=120)
@@ -188,6 +192,7 @@ def test_a_stall_of_lost_revolts_is_broken_by_placing_a_tile():
     assert state.snapshot()["end_reason"] in ("bag", "treasures")
 
 
+@pytest.mark.slow
 def test_without_the_stall_rule_the_record_loops(monkeypatch):
     import search.baselines
     monkeypatch.setattr(search.baselines, "STALL_ACTIONS_PER_PLAYER", 10 ** 9)

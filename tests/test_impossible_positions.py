@@ -331,6 +331,7 @@ def verdict(load, snap):
     return state.legal_actions()
 
 
+@pytest.mark.slow
 def test_both_engines_give_the_same_verdict_on_mutated_positions():
     positions = seeded_positions()
     assert {p["phase"] for p in positions} == set(PHASES)

@@ -125,6 +125,7 @@ def check_sample(snap: dict, seat: int, sample: dict) -> None:
     assert observation(sample, seat) == observation(snap, seat)
 
 
+@pytest.mark.slow
 def test_determinize_keeps_the_observation_and_conserves_153_tiles():
     s = sample_snapshot()
     for seat in range(3):
@@ -150,6 +151,7 @@ def test_determinize_does_not_depend_on_other_seats_hidden_tiles():
         assert determinize(s, 0, random.Random(seed)) == determinize(other, 0, random.Random(seed))
 
 
+@pytest.mark.slow
 def test_determinize_is_roughly_uniform():
     s = sample_snapshot()
     unseen = observation(s, 0)["unseen"]
@@ -173,6 +175,7 @@ def test_determinize_rejects_unconserved_tiles():
         determinize(obs, 0, random.Random(0))
 
 
+@pytest.mark.slow
 def test_determinize_along_random_games_gives_states_the_engine_accepts(impl):
     for seed, players in ((1, 2), (2, 3), (3, 4)):
         for snap in random_game_snapshots(impl, seed, players):

@@ -1,5 +1,5 @@
 """Imports go one way only, engine < search < tne_ai (README "Layout"): engine must not load search, click or
-tne_ai; search not tne_ai or click."""
+tne_ai; search not tne_ai or click. No module takes another's private names."""
 import subprocess
 import sys
 
@@ -32,7 +32,7 @@ def test_importing_search_loads_no_application_layer():
 HEURISTIC_KERNELS = ("evaluate", "evaluate_terms", "seat_values", "score_actions", "war_prior",
                      "attacker_sure_commitment", "exposure_terms", "fix_needs", "greedy_playout",
                      "colour_values", "eval_params_from", "merge_scored")
-EVALUATION_NAMES = ("EVAL_FIELDS", "LEADER_PARTS", "_evaluate", "_seat_values", "_score_actions", "_explain",
+EVALUATION_NAMES = ("EVAL_FIELDS", "LEADER_PARTS", "evaluate_of", "seat_values_of", "score_actions_of", "explain_terms",
                     "_greedy_choices", "_merge_scored", "_MOVE_PRIOR_MAX")
 SEARCH_KERNELS = ("ext.search", "ext.search.evaluation", "ext.search.tree", "ext.search.greedy")
 

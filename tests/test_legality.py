@@ -169,6 +169,7 @@ def _every_action():
 
 @pytest.mark.parametrize("variants", [(), ("english",), ("buildings",), ("wonder",),
                                       ("english", "buildings", "wonder")])
+@pytest.mark.slow
 def test_a_reason_exactly_for_what_legal_actions_leaves_out(variants):
     """Seeded random games: at sampled positions (every one outside the action phase), every action."""
     actions = _every_action()

@@ -179,6 +179,7 @@ def test_time_controls_and_go_commands():
         Control(base_ms=1000, movetime_ms=100)
 
 
+@pytest.mark.slow
 def test_plan_rotates_seats_over_paired_deals_like_the_arena():
     """The referee's plan is search.arena.runner.run_match's: same deals, same seat for every slot."""
     for players, lineup in ((2, ["a", "b"]), (3, ["a", "b", "b"])):
@@ -196,6 +197,7 @@ def test_plan_rotates_seats_over_paired_deals_like_the_arena():
 # ---------------------------------------------------------------- hidden information
 
 @pytest.mark.parametrize("players,games,jobs", [(2, 2, 2), (3, 1, 1), (4, 1, 1)])
+@pytest.mark.slow
 def test_engines_are_told_only_their_own_seat(tmp_path, players, games, jobs):
     """Each engine receives only its own start hand and draws, other swaps as counts, never a position string."""
     logs = str(tmp_path / "logs")
@@ -276,6 +278,7 @@ FORFEITS = [
 
 
 @pytest.mark.parametrize("args,control,n,kind,reason", FORFEITS, ids=[f[0][0] + "-" + f[3] for f in FORFEITS])
+@pytest.mark.slow
 def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, control, n, kind, reason):
     """Crash, hang, late reply, illegal or garbled move: that engine loses with the reason recorded."""
     res, logs = run_with_bad(tmp_path, *args, control=control)
@@ -287,6 +290,7 @@ def test_a_misbehaving_engine_forfeits_and_the_match_goes_on(tmp_path, args, con
     assert_all_gone(logs)                           # the hang engine's `sleep` child included
 
 
+@pytest.mark.slow
 def test_a_silent_engine_fails_the_handshake(tmp_path):
     """An engine that never answers `tne` in its first game stops the match when the handshake timeout passes."""
     logs = str(tmp_path / "logs")
@@ -326,6 +330,7 @@ def test_a_stalled_game_is_capped_and_ranked_on_the_scores(tmp_path):
 
 # ---------------------------------------------------------------- the match
 
+@pytest.mark.slow
 def test_a_resumed_match_reads_back_forfeits_and_plays_only_the_missing_games(tmp_path):
     good, bad = fake("good", "good_engine.py"), fake("bad", "crash_engine.py", "--only-seat", "0")
     rec = tmp_path / "rec"
@@ -345,6 +350,7 @@ def test_a_resumed_match_reads_back_forfeits_and_plays_only_the_missing_games(tm
         run_engine_match([good, bad], 4, 2, seed=3, resume=True)
 
 
+@pytest.mark.slow
 def test_rotation_statistics_records_and_determinism(tmp_path):
     """Seats rotate over paired deals; the statistics add up; records replay; jobs do not change results."""
     a, b = fake("a", "good_engine.py"), fake("b", "good_engine.py")
@@ -379,6 +385,7 @@ def test_rotation_statistics_records_and_determinism(tmp_path):
     assert [g.ranks for g in again.games] == [g.ranks for g in res.games[:2]]
 
 
+@pytest.mark.slow
 def test_the_match_command(tmp_path):
     """`tne-ai match` prints progress to stderr (not with --quiet), the table to stdout, and rejects bad usage."""
     runner = CliRunner()
@@ -401,6 +408,7 @@ def test_the_match_command(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow
 def test_interrupting_a_match_kills_every_engine(tmp_path, sig):
     """Ctrl-C (or SIGTERM) mid-game stops the match with status 130 and leaves no engine or child behind."""
     logs = str(tmp_path / "logs")
@@ -429,6 +437,7 @@ def test_interrupting_a_match_kills_every_engine(tmp_path, sig):
     assert_all_gone(logs)
 
 
+@pytest.mark.slow
 def test_a_short_match_between_two_tne_ai_bots(tmp_path):
     """Two `tne-ai bot` processes play a 2-game match through the command, with few iterations."""
     try:
@@ -465,6 +474,7 @@ def test_newgame_names_the_variants_only_when_some_are_on():
             run_engine_match([fake("a", "good_engine.py"), fake("b", "good_engine.py")], 1, variants=bad)
 
 
+@pytest.mark.slow
 def test_a_variant_match_between_two_tne_ai_bots(tmp_path):
     """`--variants`: every engine is told them in newgame, the records carry and replay them, the table names them."""
     rec, logs = tmp_path / "rec", tmp_path / "logs"
@@ -520,6 +530,7 @@ def test_an_engine_that_cannot_start_stops_the_match():
     ("exit", [], r"failed the handshake: crashed \(exited with status 1\); stderr: fake: refusing to start"),
     ("silent", ["--handshake-timeout", "2"], r"no tneok within the handshake timeout"),
 ])
+@pytest.mark.slow
 def test_an_engine_that_fails_its_first_handshake_stops_the_match(tmp_path, how, extra, why):
     """An engine that exits on `tne` or never answers it in its first game: exit status 1, killed, no table."""
     logs = str(tmp_path / "logs")
@@ -539,6 +550,7 @@ def test_a_rejected_option_stops_the_match(tmp_path):
     assert_all_gone(logs)
 
 
+@pytest.mark.slow
 def test_a_crash_in_a_later_game_is_a_forfeit_and_the_match_goes_on(tmp_path):
     """An engine that started well and crashes mid-game forfeits that game; the command still exits 0."""
     r = CliRunner().invoke(cli_main, match_args(fake_cmd("crash_engine.py", "--only-seat", "0"),
@@ -558,6 +570,7 @@ def test_a_crash_in_a_later_game_is_a_forfeit_and_the_match_goes_on(tmp_path):
     assert no_dir.exit_code == 2 and "--resume needs the --record-dir" in no_dir.stderr
 
 
+@pytest.mark.slow
 def test_a_failed_handshake_after_a_good_one_is_a_forfeit(tmp_path):
     """Once an engine has completed a handshake, a later failed one forfeits that game only."""
     marker = tmp_path / "started"
@@ -570,6 +583,7 @@ def test_a_failed_handshake_after_a_good_one_is_a_forfeit(tmp_path):
     assert f is not None and f["kind"] == "handshake" and res.games[1].names[f["seat"]] == "bad"
 
 
+@pytest.mark.slow
 def test_record_and_log_numbers_agree(tmp_path):
     """With --jobs 2, a game's record and its logs carry the same number, counted from 1 like `game 1/4`."""
     rec, logs = tmp_path / "rec", tmp_path / "logs"
@@ -589,6 +603,7 @@ def test_record_and_log_numbers_agree(tmp_path):
 
 # ---------------------------------------------------------------- per-engine limits, SPRT
 
+@pytest.mark.slow
 def test_per_engine_limits_override_the_match_limits(tmp_path):
     a = fake("a", "good_engine.py", options="iterations=500")
     assert (a.iterations, a.movetime_ms, a.limits_text()) == (500, None, "iterations 500")
@@ -609,6 +624,7 @@ def test_per_engine_limits_override_the_match_limits(tmp_path):
         run_engine_match([a, b], 2, 2, control=Control(base_ms=1000))
 
 
+@pytest.mark.slow
 def test_the_referee_stops_at_the_sprt_decision_and_shows_scores():
     from search.arena.sprt import SprtSpec
     good, bad = fake("good", "good_engine.py"), fake("bad", "illegal_engine.py")

@@ -44,6 +44,7 @@ def sdist_names(tmp_path_factory) -> set:
         return {m.name.split("/", 1)[1] for m in tar.getmembers() if m.isfile() and "/" in m.name}
 
 
+@pytest.mark.slow
 def test_the_sdist_holds_every_tracked_file(sdist_names):
     required = set(git_files("--cached")) - NOT_SHIPPED
     assert {"tests/conftest.py", "docs/rules.md", "tools/doc_examples.py", "LICENSE"} <= required
@@ -51,6 +52,7 @@ def test_the_sdist_holds_every_tracked_file(sdist_names):
     assert missing == [], f"{len(missing)} files of the repository are not in the sdist (MANIFEST.in): {missing[:20]}"
 
 
+@pytest.mark.slow
 def test_the_sdist_holds_no_build_products(sdist_names):
     junk = sorted(n for n in sdist_names
                   if n.endswith((".so", ".pyc", ".pyo")) or "__pycache__" in n

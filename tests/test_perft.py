@@ -38,6 +38,7 @@ def test_perft_depth_1(impl, row):
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+@pytest.mark.slow
 def test_perft_depth_2(impl, row):
     name, p1, p2, text = row
     state = impl.from_snapshot(parse_position(text))

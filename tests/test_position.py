@@ -164,6 +164,7 @@ def test_rich_snapshot_fields_are_readable():
     assert fields["unification"] == "c5"
 
 
+@pytest.mark.slow
 def test_random_snapshots_round_trip_exactly():
     rng = random.Random(7)
     for _ in range(300):
@@ -199,6 +200,7 @@ def test_public_part_parses_to_a_public_snapshot():
         format_position(pub, hidden=True)
 
 
+@pytest.mark.slow
 def test_positions_along_random_games_round_trip(impl):
     rng = random.Random(3)
     for seed in range(3):

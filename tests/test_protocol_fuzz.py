@@ -241,6 +241,7 @@ def check_error(reply: str) -> None:
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
+@pytest.mark.slow
 def test_fuzzed_lines_get_one_error_and_change_nothing(scenario):
     """Random, mutated and malformed lines: a refused line gets exactly one error and leaves the state."""
     rng = random.Random(f"{SEED}-{scenario}")

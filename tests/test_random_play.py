@@ -35,6 +35,7 @@ def play(players: int, seed: int, board: str, check=True):
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
+@pytest.mark.slow
 def test_random_games_stay_consistent(chunk):
     ended = set()
     for game in range(chunk, GAMES, CHUNKS):
@@ -100,6 +101,7 @@ VARIANT_SETS = (("english",), ("buildings",), ("wonder",), ("english", "building
 
 
 @pytest.mark.parametrize("variants", VARIANT_SETS, ids=["+".join(v) for v in VARIANT_SETS])
+@pytest.mark.slow
 def test_random_games_with_variants_stay_consistent(variants):
     """Half the games uniform, half steered into lines and crosses (see test_differential)."""
     seen = set()

@@ -55,6 +55,7 @@ def edit_line(text: str, n: int, new: str | None) -> str:
 # --- writing and replaying -------------------------------------------------------
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.slow
 def test_full_random_games_replay_to_the_same_state(impl, players):
     for seed in range(2):
         initial, actions, final = random_game(impl, seed=seed, players=players)
@@ -87,6 +88,7 @@ def test_recorder_matches_write_record_and_logs_draws(impl):
     assert "result" not in text
 
 
+@pytest.mark.slow
 def test_start_header_replays_from_a_mid_game_position(impl):
     initial, actions, final = random_game(impl, seed=4)
     mid = initial.clone()
@@ -102,6 +104,7 @@ def test_start_header_replays_from_a_mid_game_position(impl):
         replay_record(text, impl.new_game)
 
 
+@pytest.mark.slow
 def test_comments_blank_lines_and_extra_headers_are_ignored(game):
     impl, initial, actions, final, text = game
     noisy = "# a comment\n\n" + text.replace("\n", "   # note\n", 5).replace("[seed 5]", "[seed 5]\n[event test]")
@@ -112,6 +115,7 @@ def test_comments_blank_lines_and_extra_headers_are_ignored(game):
     assert replay(impl, text2)[1] == actions
 
 
+@pytest.mark.slow
 def test_truncated_records_replay_to_the_prefix_state(game):
     impl, initial, actions, final, text = game
     lines = text.splitlines()

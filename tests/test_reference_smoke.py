@@ -59,6 +59,7 @@ def assert_illegal_is_rejected(s, rng):
 
 @pytest.mark.parametrize("board", BOARDS)
 @pytest.mark.parametrize("players", (2, 3, 4))
+@pytest.mark.slow
 def test_random_games(players, board):
     ends = set()
     for seed in range(GAMES_PER_CONFIG):
@@ -73,6 +74,7 @@ def test_random_games(players, board):
     assert ends  # at least one way to end was reached
 
 
+@pytest.mark.slow
 def test_same_seed_same_game():
     for players, board in ((2, "standard"), (4, "advanced")):
         a1, s1 = play_random(players, 12345, board, checks=False)

@@ -61,6 +61,7 @@ def test_marks_follow_the_documented_thresholds():
         None, None, "inaccuracy", "inaccuracy", "mistake", "mistake", "blunder", "blunder"]
 
 
+@pytest.mark.slow
 def test_every_decision_of_the_seats_asked_is_reviewed_in_ply_order():
     text = opening(24)
     doc = review_record(text, None, Limits(iterations=60), seed=3)
@@ -77,6 +78,7 @@ def test_every_decision_of_the_seats_asked_is_reviewed_in_ply_order():
     assert untimed(only_one)["decisions"] == [d for d in untimed(doc)["decisions"] if d["seat"] == 1]
 
 
+@pytest.mark.slow
 def test_the_review_does_not_depend_on_the_number_of_jobs():
     text = opening(16)
     one = untimed(review_record(text, [0], Limits(iterations=80), seed=5, jobs=1))
@@ -151,6 +153,7 @@ def test_review_command_bad_input(tmp_path):
         assert res.stdout == "" or res.stdout.startswith("Usage") or res.stdout.startswith("Error"), res.stdout
 
 
+@pytest.mark.slow
 def test_review_processes_exit_when_their_parent_is_killed():
     """A review killed outright (SIGKILL) in the middle leaves none of its processes behind."""
     pids, left = pids_left_after_sigkill(

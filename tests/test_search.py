@@ -42,6 +42,7 @@ def test_same_seed_and_iterations_give_the_same_search():
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.slow
 def test_the_default_weights_are_those_of_the_games_player_count(players):
     """SearchParams() searches a game with DEFAULT_WEIGHTS[players], in one process and in workers."""
     from search.params import DEFAULT_WEIGHTS, HAND_SET_WEIGHTS, TEXEL_2P_WEIGHTS, TEXEL_4P_WEIGHTS
@@ -73,6 +74,7 @@ def test_the_tail_and_the_widening_are_4_player_defaults(players):
     assert default != run(SearchParams(widen_coef=0.5 if players == 3 else 1.0))
 
 
+@pytest.mark.slow
 def test_workers_are_reproducible_and_merge_their_roots():
     s = midgame(players=3, seed=4)
     obs = s.observation(s.to_act)
@@ -280,8 +282,8 @@ def test_evaluation_values_a_kingdom_with_its_building_and_a_king_by_the_wonder(
     from ext.search import evaluation
     for name, weight, seat in (("building-move", "building", 1), ("wonder-point", "wonder", 2)):
         s = engine.State.from_position(PERFT_ROWS[name])
-        off = evaluation._seat_values(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights(s.players))
-        on = evaluation._seat_values(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights(s.players))
+        off = evaluation.seat_values_of(s, SearchParams().with_changes(**{weight: 0.0}).eval_weights(s.players))
+        on = evaluation.seat_values_of(s, SearchParams().with_changes(**{weight: 3.0}).eval_weights(s.players))
         assert on[seat] > off[seat]
         assert [v for p, v in enumerate(on) if p != seat] == [v for p, v in enumerate(off) if p != seat]
 
@@ -330,7 +332,7 @@ def _priors(diagram, hands=None):
     from engine.actions import format_action
     from ext.search import evaluation
     s = _diagram_state(diagram, outside="empty", hands=hands)
-    return {format_action(a): v for a, v in evaluation._score_actions(s).items()}
+    return {format_action(a): v for a, v in evaluation.score_actions_of(s).items()}
 
 
 def _tree(state, params=SearchParams()):
@@ -416,7 +418,7 @@ def test_cheap_prior_commits_what_beats_every_tile_the_defender_could_add():
         s = _diagram_state(WAR, outside="empty", hands=["kkkkkr", "bbggrr"], discarded=discarded)
         s.apply_text("tile k c5")
         assert (s.phase, s.to_act) == ("war_attack", 0)
-        return {format_action(a): v for a, v in evaluation._score_actions(s).items()}
+        return {format_action(a): v for a, v in evaluation.score_actions_of(s).items()}
 
     full = attack_priors()              # 1's 6 tiles could all be black: 4 is all 0 has
     assert max(full, key=full.get) == "commit 4"
@@ -538,7 +540,7 @@ def test_cheap_prior_stays_in_its_sixteen_buckets():
         s = engine.new_game(2 + game % 3, game)
         rng = random.Random(game)
         while not s.is_terminal():
-            priors = evaluation._score_actions(s).values()
+            priors = evaluation.score_actions_of(s).values()
             seen.update(priors)
             s.apply(rng.choice(s.legal_actions()))
     assert min(seen) >= 0 and max(seen) <= 15
@@ -552,6 +554,7 @@ def _is_move(s, action):
     return s.snapshot()["leaders"][s.to_act][(action - LEADER_BASE) // SQUARES] >= 0
 
 
+@pytest.mark.slow
 def test_rollouts_find_the_best_priors_without_listing_every_decision():
     """A rollout scores the tiles that touch the board and the leaders first; its best are the full list's, in order.
 
@@ -567,7 +570,7 @@ def test_rollouts_find_the_best_priors_without_listing_every_decision():
         s = engine.new_game(2 + game % 3, game, variants=variants)
         rng = random.Random(game)
         while not s.is_terminal():
-            priors = evaluation._score_actions(s)
+            priors = evaluation.score_actions_of(s)
             best = max(priors.values())
             assert evaluation._greedy_choices(s) == [a for a, v in priors.items() if v == best]
             action_phase_best += s.phase == "action" and best >= 4
@@ -594,6 +597,7 @@ def test_two_ascending_sublists_merge_into_one_with_their_scores():
     assert evaluation._merge_scored([900, 901], [4, 4], [1, 2], [6, 6]) == ([1, 2, 900, 901], [6, 6, 4, 4])
 
 
+@pytest.mark.slow
 def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
     """The cheap prior ranks every move of a leader on the board at MOVE_PRIOR_MAX or less, which the short lists rely on."""
     from ext.search import evaluation
@@ -603,7 +607,7 @@ def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
         rng = random.Random(game)
         while not s.is_terminal():
             if s.phase == "action":
-                move_priors += [v for a, v in evaluation._score_actions(s).items() if _is_move(s, a)]
+                move_priors += [v for a, v in evaluation.score_actions_of(s).items() if _is_move(s, a)]
             s.apply(rng.choice(s.legal_actions()))
     assert len(move_priors) > 10000
     assert max(move_priors) <= evaluation._MOVE_PRIOR_MAX

@@ -123,6 +123,7 @@ def test_sprt_stops_at_the_bounds():
     assert u.decision == "H0" and u.llr <= u.lower
 
 
+@pytest.mark.slow
 def test_a_seeded_match_stops_early_on_h1_for_the_stronger_agent():
     from search.arena.runner import run_match
     from search.baselines import GreedyAgent, RandomAgent

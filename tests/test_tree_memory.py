@@ -17,6 +17,7 @@ def opening():
     return s.observation(s.to_act), s.to_act
 
 
+@pytest.mark.slow
 def test_a_full_tree_stops_growing_and_keeps_counting_visits():
     """At 1 MiB the tree stops adding nodes; every iteration still reaches the root's statistics."""
     obs, seat = opening()
@@ -32,6 +33,7 @@ def test_a_full_tree_stops_growing_and_keeps_counting_visits():
     assert [(c.action, c.visits) for c in again.candidates] == [(c.action, c.visits) for c in r.candidates]
 
 
+@pytest.mark.slow
 def test_a_full_tree_still_spreads_its_visits_over_the_root():
     """Once full, iterations keep choosing among the nodes it has by UCB, not one unexpanded decision."""
     obs, seat = opening()
@@ -42,6 +44,7 @@ def test_a_full_tree_still_spreads_its_visits_over_the_root():
     assert r.candidates[0].visits < 0.9 * r.iterations
 
 
+@pytest.mark.slow
 def test_the_limit_is_shared_by_the_workers():
     obs, seat = opening()
     m = ISMCTS(SearchParams(tree_memory_mb=2), workers=2)
@@ -58,6 +61,7 @@ def test_a_bad_memory_limit_is_refused(bad):
         SearchParams(tree_memory_mb=bad)
 
 
+@pytest.mark.slow
 def test_the_option_bounds_the_bot_and_info_says_the_tree_is_full():
     s = Session(TreeMemory=1, InfoInterval=0)
     replies = s(public_fen(mid_game()), "go iterations 20000 seed 2")

@@ -197,6 +197,7 @@ def straight():
     return run_, params
 
 
+@pytest.mark.slow
 def test_spsa_is_deterministic_and_moves_theta_within_its_bounds(straight):
     run_, params = straight
     again = Spsa(tiny_config())
@@ -210,6 +211,7 @@ def test_spsa_is_deterministic_and_moves_theta_within_its_bounds(straight):
     assert isinstance(params.rollout_depth, int)
 
 
+@pytest.mark.slow
 def test_spsa_resumed_from_its_checkpoint_equals_the_uninterrupted_run(straight, tmp_path):
     ck = str(tmp_path / "ck.json")
     first = Spsa(tiny_config())
@@ -241,6 +243,7 @@ def test_a_bad_checkpoint_is_refused(straight, tmp_path):
             Spsa.resume(str(ck))
 
 
+@pytest.mark.slow
 def test_tune_spsa_command_writes_params_and_resumes(tmp_path):
     out, ck = tmp_path / "out.json", tmp_path / "ck.json"
     res = run("tune", "spsa", "--param", "exploration:0.3:1.1:0.2", "--iterations", 1, "--budget", 10,
@@ -275,13 +278,14 @@ def records():
     return self_play(4, seed=2)
 
 
+@pytest.mark.slow
 def test_the_numpy_rewards_are_the_kernels(records):
     from search.tuning.texel import Evaluator, sample_positions
     ev = Evaluator(sample_positions(records, per_game=5, seed=1))
     w = list(SearchParams(tau=3.0, opponents_max=0.3).eval_weights(2))
     ours = ev.rewards(w)
     for s, row in zip(ev.states, ours):
-        assert list(row) == pytest.approx(evaluation._evaluate(s, w), abs=1e-5)
+        assert list(row) == pytest.approx(evaluation.evaluate_of(s, w), abs=1e-5)
 
 
 def test_texel_lowers_the_training_loss(records):

@@ -34,6 +34,7 @@ def play_views(seed: int, players: int, decisions: int = 400, variants=()):
 
 @pytest.mark.parametrize("players,seed,variants", [(2, 1, ()), (3, 2, ()), (4, 3, ()), (2, 4, ()),
                                                    (3, 5, ("english", "buildings", "wonder"))])
+@pytest.mark.slow
 def test_R_INFO_1_a_view_from_events_is_the_observation(players, seed, variants):
     """Events alone rebuild each seat's observation after every decision, to the end of the game."""
     for st, views, _, _ in play_views(seed, players, variants=variants):

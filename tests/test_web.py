@@ -132,6 +132,7 @@ def test_leak_check_can_fail():
 # ---------------------------------------------------------------- a whole game
 
 
+@pytest.mark.slow
 def test_whole_game_leaks_nothing(client):
     gid = new_game(client, human=1)
     rng = random.Random(7)

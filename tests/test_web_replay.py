@@ -36,6 +36,7 @@ def test_pages_are_served(client):
     assert 'href="/review"' in client.get("/").text
 
 
+@pytest.mark.slow
 def test_review_of_twenty_decisions(client):
     text = opening(20)
     r = client.post("/api/review?iterations=30&seed=1", content=text.encode())
@@ -113,6 +114,7 @@ def test_live_watch_streams_public_boards_until_the_end():
         assert client.post("/api/watch", json={"speed": 1}).status_code == 400
 
 
+@pytest.mark.slow
 def test_a_whole_live_watch_game_and_its_record_replays():
     app = create_app(workers=2)
     with TestClient(app) as client:

@@ -15,7 +15,7 @@ tree (ext/search/tree.pyx), its move ordering and the baselines:
   walk, `random_playout`, is the rules kernel's: it is no heuristic, and the
   engine's own bench and fuzz tests use it).
 
-The Python hooks (`_score_actions`, `_evaluate`, `_seat_values`, `_explain`)
+The Python hooks (`score_actions_of`, `evaluate_of`, `seat_values_of`, `explain_terms`)
 are for tests, tuning and search/explain.py. The rules they read are cited
 where they matter (R-WAR-*, R-REV-*, docs/rules.md).
 """
@@ -656,7 +656,7 @@ def _merge_scored(a, a_scores, b, b_scores):
     return [acts[i] for i in range(n)], [sc[i] for i in range(n)]
 
 
-def _score_actions(CoreState st):
+def score_actions_of(CoreState st):
     """Return {action: prior} for the legal decisions (test and tuning hook)."""
     cdef int32_t buf[MAX_ACTIONS]
     cdef int8_t sc[MAX_ACTIONS]
@@ -759,7 +759,7 @@ cdef EvalParams eval_params_from(weights):
     return ep
 
 
-def _evaluate(CoreState st, weights):
+def evaluate_of(CoreState st, weights):
     """Return the per-seat rewards the search would give this state (weights in EVAL_FIELDS order)."""
     cdef EvalParams ep = eval_params_from(weights)
     cdef float r[MAX_PLAYERS]
@@ -767,7 +767,7 @@ def _evaluate(CoreState st, weights):
     return [r[i] for i in range(st.s.players)]
 
 
-def _seat_values(CoreState st, weights):
+def seat_values_of(CoreState st, weights):
     """Return every seat's positional value (weights in EVAL_FIELDS order)."""
     cdef EvalParams ep = eval_params_from(weights)
     cdef float v[MAX_PLAYERS]
@@ -778,12 +778,12 @@ def _seat_values(CoreState st, weights):
 LEADER_PARTS = ("presence", "temples", "supporters", "monuments", "treasure", "building")
 
 
-def _explain(CoreState st, weights, bint at_root=False):
+def explain_terms(CoreState st, weights, bint at_root=False):
     """Return every seat's evaluation terms as evaluate counts them (weights in EVAL_FIELDS order).
 
     at_root: value the state as the search values its root, needs and
     margins frozen there (fix_needs), so the end and centre terms apply;
-    otherwise as _evaluate does. The rewards are evaluate's own output.
+    otherwise as evaluate_of does. The rewards are evaluate's own output.
     """
     cdef EvalParams ep = eval_params_from(weights)
     cdef EvalTerms rec

@@ -9,7 +9,7 @@ squared error between ext.search.evaluation's reward (the logistic of a seat's
 margin over its opponents, as the search evaluates a leaf) and that share,
 over positions and seats. The weights are fitted by Levenberg-Marquardt
 with numpy on a Jacobian of central differences, the seat values being the
-kernel's own (ext.search.evaluation._seat_values); whole games are held out, so the
+kernel's own (ext.search.evaluation.seat_values_of); whole games are held out, so the
 held-out loss tells a fit from an overfit.
 
 eval_centre and endgame act only relative to the search root (the kernel's
@@ -37,7 +37,7 @@ from search.baselines import GreedyAgent
 from search.ismcts import ISMCTSAgent
 from search.params import KNOB, SearchParams, check_value
 
-# The weights that move _evaluate's reward of a position (the variants' two only with their variants).
+# The weights that move evaluate_of's reward of a position (the variants' two only with their variants).
 FITTABLE = ("tau", "min_bonus", "leader", "king", "temple", "supporter", "monument", "treasure_near",
             "catastrophe", "opponents_max", "eval_scale", "building", "wonder")
 DEFAULT_FIELDS = FITTABLE[:11]
@@ -174,9 +174,9 @@ class Evaluator:
         self.target = np.array([p.target for p in positions], dtype=float)
 
     def rewards(self, weights: list):
-        """Return the (positions, seats) rewards as ext.search.evaluation._evaluate computes them (in double)."""
+        """Return the (positions, seats) rewards as ext.search.evaluation.evaluate_of computes them (in double)."""
         np = self.np
-        vals = np.array([evaluation._seat_values(s, weights) for s in self.states], dtype=float)
+        vals = np.array([evaluation.seat_values_of(s, weights) for s in self.states], dtype=float)
         om, scale = weights[_index("opponents_max")], weights[_index("eval_scale")]
         margins = np.empty_like(vals)
         for p in range(self.players):
