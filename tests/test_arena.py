@@ -17,7 +17,7 @@ import engine  # noqa: E402
 from engine.record import replay_record  # noqa: E402
 from search.arena import runner as arena  # noqa: E402
 from tne_ai.cli.arena import arena_command  # noqa: E402
-from search.agent import Agent, Limits, SearchError  # noqa: E402
+from search.agent import Limits, SearchError  # noqa: E402
 from search.baselines import GreedyAgent, RandomAgent  # noqa: E402
 from search.arena.sprt import SprtSpec  # noqa: E402
 from search.arena.runner import (derive_seed, elo_from_share, play_game, run_match,  # noqa: E402

@@ -114,20 +114,25 @@ def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
     assert got == {x: x * x for x in range(6) if x != 3}
 
 
-def worker_pid(job):
-    time.sleep(0.2)             # long enough for every worker of the pool to take a job
+def worker_pid(rendezvous: str) -> int:
+    """Return this worker's pid once two workers have each taken a job (so both are alive, however slow the start)."""
+    open(os.path.join(rendezvous, str(os.getpid())), "w").close()
+    deadline = time.monotonic() + 120
+    while len(os.listdir(rendezvous)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     return os.getpid()
 
 
 @pytest.mark.slow
-def test_pool_workers_exit_when_their_parent_is_killed():
+def test_pool_workers_exit_when_their_parent_is_killed(tmp_path):
     """A match killed outright (SIGKILL) leaves no idle pool worker behind."""
     pids, left = pids_left_after_sigkill(
         "import os, signal\n"
         "from search.arena.backends import ProcessBackend\n"
         "from test_backends import worker_pid\n"
         "b = ProcessBackend(2)\n"
-        "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, range(6))})), flush=True)\n"
+        f"d = {str(tmp_path)!r}\n"
+        "print(' '.join(str(p) for p in sorted({p for _, p in b.stream(worker_pid, [d] * 6)})), flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n")
     assert len(pids) == 2 and left == []
 

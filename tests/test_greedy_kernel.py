@@ -73,6 +73,12 @@ def compare_game(players: int, seed: int, board: str, variants: tuple, driver: s
     return compared
 
 
+def test_kernel_and_python_agree_over_the_first_decisions():
+    """The fast tier's small case of the comparison below: the first 40 decisions of one random-driven game."""
+    counts = compare_game(3, 6, "advanced", ("english", "buildings", "wonder"), "random", max_decisions=40)
+    assert counts["decisions"] == 40
+
+
 @pytest.fixture(scope="module")
 def played():
     return [compare_game(*g) for g in GAMES]

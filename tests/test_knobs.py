@@ -1,10 +1,8 @@
 """One declaration per search knob (search.params.KNOBS): SearchParams, params files, the bot's options and flags, and the kernel's configuration all follow it."""
 from __future__ import annotations
 
-import ast
 import dataclasses
 import math
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -147,21 +145,6 @@ def test_a_search_changes_with_a_knob_set_by_name():
     runs = {c: ISMCTS(SearchParams(exploration=c)).search(obs, obs_seat, Limits(iterations=300), seed=1)
             for c in (0.05, 5.0)}
     assert [c.visits for c in runs[0.05].candidates] != [c.visits for c in runs[5.0].candidates]
-
-
-PACKAGES = ("engine", "search", "tne_ai")
-
-
-def test_no_module_imports_another_modules_private_name():
-    root = Path(__file__).resolve().parent.parent
-    found = []
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__":
-                    found += [f"{path.relative_to(root)}: {node.module}.{a.name}" for a in node.names
-                              if a.name.startswith("_") and not a.name.startswith("__")]
-    assert found == []
 
 
 def test_nan_is_no_value_of_a_number_knob():

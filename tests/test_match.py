@@ -271,8 +271,9 @@ FORFEITS = [
     (("hang_engine.py", "--only-seat", "0"), Control(base_ms=1000, inc_ms=500), 1, "time",
      r"lost on time: no bestmove within the 1000 ms left on its clock"),
     (("hang_engine.py", "--only-seat", "1"), Control(movetime_ms=800), 1, "time", r"movetime 800 ms"),
-    # sleeps 600 ms a move on 0.7 s + 0.1 s a move: the clock falls by its second move
-    (("good_engine.py", "--slow-ms", "600", "--only-seat", "0"), Control(base_ms=700, inc_ms=100), 1, "time",
+    # sleeps 1.5 s a move on 2 s + 0.1 s a move: the clock falls by its second move, however fast the
+    # machine; the good engine, which answers at once, has 2 s a move to spare
+    (("good_engine.py", "--slow-ms", "1500", "--only-seat", "0"), Control(base_ms=2000, inc_ms=100), 1, "time",
      r"lost on time: no bestmove within the \d+ ms left on its clock"),
 ]
 
@@ -296,7 +297,7 @@ def test_a_silent_engine_fails_the_handshake(tmp_path):
     logs = str(tmp_path / "logs")
     good, bad = fake("good", "good_engine.py", "--log-dir", logs), fake("bad", "mute_engine.py", "--log-dir", logs)
     with pytest.raises(MatchAborted, match=r"engine 'bad' \(game 1, seat 1\): .*no tneok within the handshake") as e:
-        run_engine_match([good, bad], 2, 2, seed=3, control=Control(handshake_ms=3000))
+        run_engine_match([good, bad], 2, 2, seed=3, control=Control(handshake_ms=10000))
     assert e.value.result.games == []
     assert_all_gone(logs)
 
@@ -528,7 +529,7 @@ def test_an_engine_that_cannot_start_stops_the_match():
 
 @pytest.mark.parametrize("how,extra,why", [
     ("exit", [], r"failed the handshake: crashed \(exited with status 1\); stderr: fake: refusing to start"),
-    ("silent", ["--handshake-timeout", "2"], r"no tneok within the handshake timeout"),
+    ("silent", ["--handshake-timeout", "10"], r"no tneok within the handshake timeout"),
 ])
 @pytest.mark.slow
 def test_an_engine_that_fails_its_first_handshake_stops_the_match(tmp_path, how, extra, why):

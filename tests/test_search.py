@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import engine
-from engine.info import determinize, observation
+from engine.info import determinize
 from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, ISMCTSAgent, NoIterations
 from search.params import SearchParams

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from search.arena.sprt import (DealScorer, Sprt, SprtSpec, bounds, llr, llr_pentanomial, llr_trinomial,
+from search.arena.sprt import (DealScorer, Sprt, SprtSpec, bounds, llr_pentanomial, llr_trinomial,
                          logistic_score, mle_with_mean)
 
 
