@@ -1,4 +1,4 @@
-"""Imports go one way only, engine < search < tne_ai (README "Layout"): engine must not load search, click or
+"""Imports go one way only, engine < search < tne_ai (docs/design.md "Layers"): engine must not load search, click or
 tne_ai; search not tne_ai or click. No module takes another's private names."""
 import subprocess
 import sys
