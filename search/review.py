@@ -4,18 +4,29 @@ For each decision the seat made, the search is given the seat's observation
 just before it (engine.info, R-INFO-1: the board, the public counts and its
 own tiles, never the true hidden tiles) and reports:
 
-- the engine's best decision and its value (the most visited candidate's
-  mean reward for the seat, 0..1);
-- the value of the decision played: its own mean when the search visited it
-  at least PLAYED_MIN_VISITS times, otherwise a second search of the same
-  size from the seat's knowledge just after it (ranking its next decision
-  when it is still to act, else the mean over worlds dealt from what it
-  knows, search.analysis.analyse_waiting); the value after includes the
-  tiles the decision drew for it, which it then knows;
-- the loss: best value less played value, never below 0, and 0 when the
-  decision played is the engine's best;
-- a mark by the loss (MARKS): `inaccuracy` from 0.05, `mistake` from 0.10,
+- the engine's best decision (the most visited candidate);
+- when the decision played is not the engine's best, the value of each of
+  the two, like with like: one world is dealt from the seat's knowledge
+  before the decision, each decision is applied to it (any tiles it draws
+  come from that world's bag, the same for both) and the seat's observation
+  after it is valued by a search of the review's size (ranking its next
+  decision when it is still to act, else the mean over worlds dealt from
+  what it knows, search.analysis.analyse_waiting), both with one seed
+  (common random numbers). `best_value` and `played_value` are these values;
+  comparing the best candidate's root mean (the largest of several noisy
+  means) with the played decision's would count noise as loss;
+- when the decision played is the engine's best: no further search, both
+  values are its root mean and the loss is 0;
+- the loss: best_value less played_value, never below 0, with a 95%
+  interval (`loss_low`, `loss_high`: the difference plus or minus the two
+  values' 95% half-widths added in quadrature, each from its search's own
+  bound; never below 0);
+- a mark by the interval's lower bound (MARKS), so only a loss the noise
+  does not explain is marked: `inaccuracy` from 0.05, `mistake` from 0.10,
   `blunder` from 0.20 (a loss of 0.10 is ten points of win chance).
+
+A decision costs one search of the review's size, three when the decision
+played is not the engine's best (`searches`).
 
 Decisions are searched independently with seeds derived from the review's
 seed and the decision's number (ply), so the result is the same however many
@@ -23,6 +34,7 @@ processes (`jobs`) share the work. Everything returned is plain data.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -40,7 +52,6 @@ from search.arena.backends import exit_with_parent
 from search.ismcts import ISMCTS, worker_seed
 from search.params import SearchParams
 
-PLAYED_MIN_VISITS = 10
 # (mark, smallest loss), largest first
 MARKS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))
 LARGEST_SHOWN = 5
@@ -82,16 +93,32 @@ def record_decisions(text: str, seats: Optional[Iterable[int]] = None) -> tuple:
     return facts, items
 
 
-def _played_value(searcher: ISMCTS, after: dict, seat: int, limits: Limits, seed: int, samples: int) -> float:
-    """Return the seat's value just after its decision, from what it knows then."""
+def _value_after(searcher: ISMCTS, after: dict, seat: int, limits: Limits, seed: int, samples: int) -> tuple:
+    """Return (value, low, high): the seat's value just after a decision, from what it knows then."""
     if after["phase"] == "over":
         world = engine.State.from_snapshot(determinize(after, seat, random.Random(seed)))
         ranks = world.result()
         best = min(ranks)
-        winners = ranks.count(best)
-        return 1.0 / winners if ranks[seat] == best else 0.0
+        value = 1.0 / ranks.count(best) if ranks[seat] == best else 0.0
+        return value, value, value
     a = analyse(searcher, after, limits, seed, samples)
-    return a["candidates"][0]["mean"] if a["to_act"] else a["value"]
+    top = a["candidates"][0] if a["to_act"] else a
+    return (top["mean"] if a["to_act"] else top["value"]), top["low"], top["high"]
+
+
+def decision_value(searcher: ISMCTS, before: dict, action: int, seat: int, limits: Limits, seed: int,
+                   samples: int = DEFAULT_SAMPLES) -> tuple:
+    """Return (value, low, high) of one decision from the seat's knowledge before it.
+
+    A world is dealt from that knowledge with `seed` (the tiles the decision
+    may draw come from its bag), the decision is applied, and the seat's
+    observation after it is valued by a search of `limits` (_value_after).
+    Two decisions valued with the same seed share the world and the search
+    seed (common random numbers), so their difference carries less noise.
+    """
+    world = engine.State.from_snapshot(determinize(before, seat, random.Random(seed)))
+    world.apply(action)
+    return _value_after(searcher, observation(world.snapshot(), seat), seat, limits, worker_seed(seed, 1), samples)
 
 
 def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
@@ -103,19 +130,28 @@ def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
     best = result.candidates[0]
     played = next((c for c in result.candidates if c.action == action), None)
     if action == best.action:
-        played_value, source = best.mean, "search"
-    elif played is not None and played.visits >= PLAYED_MIN_VISITS:
-        played_value, source = played.mean, "search"
+        best_value = played_value = best.mean
+        raw, low, high, source, searches = 0.0, 0.0, 0.0, "search", 1
     else:
-        played_value, source = _played_value(searcher, after, seat, limits, worker_seed(s, 1), samples), "after"
-    loss = 0.0 if action == best.action else max(0.0, best.mean - played_value)
+        # like with like: both decisions valued by equal searches from one dealt world, one seed
+        w = worker_seed(s, 1)
+        best_value, b_low, b_high = decision_value(searcher, before, best.action, seat, limits, w, samples)
+        played_value, p_low, p_high = decision_value(searcher, before, action, seat, limits, w, samples)
+        raw = best_value - played_value
+        half = math.hypot(max(best_value - b_low, b_high - best_value),
+                          max(played_value - p_low, p_high - played_value))
+        low, high, source, searches = raw - half, raw + half, "after", 3
+    loss = max(0.0, raw)
     return {
         "ply": ply, "seat": seat, "played": format_action(action), "played_action": action,
-        "best": best.move, "best_action": best.action, "best_value": best.mean,
+        "best": best.move, "best_action": best.action, "best_value": best_value,
         "played_value": played_value, "played_value_from": source,
         "played_visits": 0 if played is None else played.visits,
-        "loss": loss, "mark": mark_for(loss), "candidates": len(result.candidates),
-        "iterations": result.iterations, "seconds": result.seconds,
+        "search_value": best.mean,
+        "loss": loss, "loss_low": max(0.0, low), "loss_high": max(0.0, high),
+        "mark": mark_for(max(0.0, low)),
+        "candidates": len(result.candidates),
+        "iterations": result.iterations, "seconds": result.seconds, "searches": searches,
     }
 
 

@@ -2,10 +2,10 @@
 
 Every decision of the seats asked is searched from that seat's knowledge at
 that moment; the text report lists each decision's best alternative, the
-values, the loss and its mark, then a summary per seat. `--json` prints
-search.review.review_record's plain data; `--jobs N` shares the decisions
-among N processes (the result does not depend on N); a progress bar is drawn
-on standard error when it is a terminal.
+values, the loss, its 95% lower bound and its mark, then a summary per
+seat. `--json` prints search.review.review_record's plain data; `--jobs N`
+shares the decisions among N processes (the result does not depend on N); a
+progress bar is drawn on standard error when it is a terminal.
 """
 from __future__ import annotations
 
@@ -47,11 +47,13 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
            f"seat(s) {seats} reviewed at {budget} a decision, seed {doc['seed']}"]
     rows = doc["decisions"] if all_rows else [d for d in doc["decisions"] if d["mark"]]
     out.append("")
-    out.append(f"{'ply':>4} {'seat':>4}  {'played':<16} {'best':<16} {'best':>6} {'played':>7} {'loss':>6}  mark")
+    out.append(f"{'ply':>4} {'seat':>4}  {'played':<16} {'best':<16} {'best':>6} {'played':>7} "
+               f"{'loss':>6} {'low':>6}  mark")
     for d in rows:
         flag = "" if d["played_value_from"] == "search" else "*"
         out.append(f"{d['ply']:>4} {d['seat']:>4}  {d['played']:<16} {d['best']:<16} {d['best_value']:>6.3f} "
-                   f"{d['played_value']:>6.3f}{flag:1} {d['loss']:>6.3f}  {d['mark'] or ''}".rstrip())
+                   f"{d['played_value']:>6.3f}{flag:1} {d['loss']:>6.3f} {d['loss_low']:>6.3f}  "
+                   f"{d['mark'] or ''}".rstrip())
     if not rows:
         out.append("   (no marked decision)")
     out.append("")
@@ -65,7 +67,7 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
                 f"ply {x['ply']} {x['played']} (best {x['best']}) {x['loss']:.3f}" for x in s["largest"]))
     out.append("marks by loss of win share: "
                + ", ".join(f"{name} >= {threshold:.2f}" for name, threshold in reversed(MARKS))
-               + "; * played value from a search just after the decision")
+               + " (by low, the loss's 95% lower bound); * both values from equal searches just after each decision")
     return "\n".join(out)
 
 
