@@ -13,6 +13,11 @@ sees another seat's hand or the bag, so an analysis cannot depend on them.
   seat's value at the root. The mean over the worlds is the analysed seat's
   value, and the acting seat's choices there are the replies it expects.
 
+Every value comes with its win chance (search.calibration): the chance
+that the seat wins the game from here, with the interval the search
+supports, and with 3-4 players its chance of each rank; None where no map
+ships for the player count and board.
+
 Results are plain dicts (JSON-serialisable), the same for every caller.
 """
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Callable, Optional
 
 from engine.info import determinize, observation
 from search.agent import Limits, SearchError
+from search.calibration import win_chance
 from search.ismcts import ISMCTS, SearchResult, worker_seed
 
 DEFAULT_SAMPLES = 8
@@ -35,25 +41,30 @@ def _no_progress(label: str, limits: Limits):
     return None
 
 
-def candidate_json(rank: int, c) -> dict:
-    """Return one search candidate as plain data."""
-    return {"rank": rank, "move": c.move, "action": c.action, "visits": c.visits,
-            "availability": c.availability, "mean": c.mean, "low": c.low, "high": c.high,
-            "pv": [c.move] + list(c.pv)}
+def candidate_json(rank: int, c, obs: Optional[dict] = None, seat: int = 0) -> dict:
+    """Return one search candidate as plain data (with its win chance when `obs`, the root's, is given)."""
+    out = {"rank": rank, "move": c.move, "action": c.action, "visits": c.visits,
+           "availability": c.availability, "mean": c.mean, "low": c.low, "high": c.high,
+           "pv": [c.move] + list(c.pv)}
+    if obs is not None:
+        out["win_chance"] = win_chance(obs, seat, c.mean, c.low, c.high)
+    return out
 
 
 def analyse_to_act(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed: int,
                    progress: ProgressFactory = _no_progress) -> dict:
     """Search the decision of the seat to act from its observation; return the analysis."""
     result = searcher.search(obs, seat, limits, seed=seed, progress=progress(f"seat {seat}", limits))
+    best = next(c for c in result.candidates if c.action == result.best)
     return {
         "seat": seat, "to_act": True, "hand": list(obs["hand"]),
         "iterations": result.iterations, "seconds": result.seconds,
         "iterations_per_second": result.iterations_per_second,
         "nodes": result.nodes, "workers": result.workers,
         "value": result.root_value[seat], "root_value": list(result.root_value),
+        "win_chance": win_chance(obs, seat, best.mean, best.low, best.high),
         "best": result.best_move,
-        "candidates": [candidate_json(i + 1, c) for i, c in enumerate(result.candidates)],
+        "candidates": [candidate_json(i + 1, c, obs, seat) for i, c in enumerate(result.candidates)],
     }
 
 
@@ -90,6 +101,7 @@ def analyse_waiting(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed
         "iterations_per_second": iterations / seconds if seconds > 0 else 0.0,
         "nodes": nodes, "workers": searcher.workers,
         "value": mean, "low": max(0.0, mean - half), "high": min(1.0, mean + half),
+        "win_chance": win_chance(obs, seat, mean, max(0.0, mean - half), min(1.0, mean + half)),
         "sample_values": values,
         "replies": [{"move": m, "share": v} for m, v in ranked],
     }

@@ -12,15 +12,19 @@ own tiles, never the true hidden tiles) and reports:
   after it is valued by a search of the review's size (ranking its next
   decision when it is still to act, else the mean over worlds dealt from
   what it knows, search.analysis.analyse_waiting), both with one seed
-  (common random numbers). `best_value` and `played_value` are these values;
+  (common random numbers). `best_value` and `played_value` are these
+  search values, `best_win` and `played_win` the win chances they give
+  (search.calibration: the seat's chance of winning the game from there);
   comparing the best candidate's root mean (the largest of several noisy
   means) with the played decision's would count noise as loss;
 - when the decision played is the engine's best: no further search, both
   values are its root mean and the loss is 0;
-- the loss: best_value less played_value, never below 0, with a 95%
-  interval (`loss_low`, `loss_high`: the difference plus or minus the two
-  values' 95% half-widths added in quadrature, each from its search's own
-  bound; never below 0);
+- the loss: the drop in win chance, best_win less played_win, never below
+  0, with a 95% interval (`loss_low`, `loss_high`: the difference plus or
+  minus the two chances' 95% half-widths added in quadrature, each from its
+  search's own bound; never below 0). Where no calibration map ships (a
+  board or player count without one) the loss is in search values and
+  `loss_units` says so;
 - a mark by the interval's lower bound (MARKS), so only a loss the noise
   does not explain is marked: `inaccuracy` from 0.05, `mistake` from 0.10,
   `blunder` from 0.20 (a loss of 0.10 is ten points of win chance).
@@ -48,6 +52,7 @@ from engine.info import determinize, observation
 from engine.record import record_start, replay_record
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
+from search.calibration import load_map, win_chance
 from search.arena.backends import exit_with_parent
 from search.ismcts import ISMCTS, worker_seed
 from search.params import SearchParams
@@ -93,22 +98,29 @@ def record_decisions(text: str, seats: Optional[Iterable[int]] = None) -> tuple:
     return facts, items
 
 
+def _chance(obs: dict, seat: int, value: float, low: float, high: float) -> tuple:
+    """Return (win chance, low, high) of a search value in a position (search.calibration); the value itself without a map."""
+    c = win_chance(obs, seat, value, low, high)
+    return (c["win"], c["low"], c["high"]) if c is not None else (value, low, high)
+
+
 def _value_after(searcher: ISMCTS, after: dict, seat: int, limits: Limits, seed: int, samples: int) -> tuple:
-    """Return (value, low, high): the seat's value just after a decision, from what it knows then."""
+    """Return ((value, low, high), (win chance, low, high)): the seat's value just after a decision, from what it knows then."""
     if after["phase"] == "over":
         world = engine.State.from_snapshot(determinize(after, seat, random.Random(seed)))
         ranks = world.result()
         best = min(ranks)
         value = 1.0 / ranks.count(best) if ranks[seat] == best else 0.0
-        return value, value, value
+        return (value, value, value), (value, value, value)
     a = analyse(searcher, after, limits, seed, samples)
     top = a["candidates"][0] if a["to_act"] else a
-    return (top["mean"] if a["to_act"] else top["value"]), top["low"], top["high"]
+    value = (top["mean"] if a["to_act"] else top["value"]), top["low"], top["high"]
+    return value, _chance(after, seat, *value)
 
 
 def decision_value(searcher: ISMCTS, before: dict, action: int, seat: int, limits: Limits, seed: int,
                    samples: int = DEFAULT_SAMPLES) -> tuple:
-    """Return (value, low, high) of one decision from the seat's knowledge before it.
+    """Return ((value, low, high), (win chance, low, high)) of one decision from the seat's knowledge before it.
 
     A world is dealt from that knowledge with `seed` (the tiles the decision
     may draw come from its bag), the decision is applied, and the seat's
@@ -131,21 +143,24 @@ def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
     played = next((c for c in result.candidates if c.action == action), None)
     if action == best.action:
         best_value = played_value = best.mean
+        best_win = played_win = _chance(before, seat, best.mean, best.low, best.high)[0]
         raw, low, high, source, searches = 0.0, 0.0, 0.0, "search", 1
     else:
         # like with like: both decisions valued by equal searches from one dealt world, one seed
         w = worker_seed(s, 1)
-        best_value, b_low, b_high = decision_value(searcher, before, best.action, seat, limits, w, samples)
-        played_value, p_low, p_high = decision_value(searcher, before, action, seat, limits, w, samples)
-        raw = best_value - played_value
-        half = math.hypot(max(best_value - b_low, b_high - best_value),
-                          max(played_value - p_low, p_high - played_value))
+        (best_value, _, _), (best_win, b_low, b_high) = decision_value(
+            searcher, before, best.action, seat, limits, w, samples)
+        (played_value, _, _), (played_win, p_low, p_high) = decision_value(
+            searcher, before, action, seat, limits, w, samples)
+        raw = best_win - played_win
+        half = math.hypot(max(best_win - b_low, b_high - best_win), max(played_win - p_low, p_high - played_win))
         low, high, source, searches = raw - half, raw + half, "after", 3
     loss = max(0.0, raw)
     return {
         "ply": ply, "seat": seat, "played": format_action(action), "played_action": action,
         "best": best.move, "best_action": best.action, "best_value": best_value,
         "played_value": played_value, "played_value_from": source,
+        "best_win": best_win, "played_win": played_win,
         "played_visits": 0 if played is None else played.visits,
         "search_value": best.mean,
         "loss": loss, "loss_low": max(0.0, low), "loss_high": max(0.0, high),
@@ -236,6 +251,7 @@ def review_record(text: str, seats: Optional[Iterable[int]] = None, limits: Limi
         "limits": {"iterations": limits.iterations, "seconds": limits.seconds},
         "seed": seed, "samples": samples,
         "thresholds": {name: threshold for name, threshold in MARKS},
+        "loss_units": "win chance" if load_map(facts["players"], facts["board"]) is not None else "search value",
         "decisions": decisions,
         "summary": summarise(decisions, facts["players"]),
     }

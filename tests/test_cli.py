@@ -79,7 +79,7 @@ def test_analyze_runs_out_of_the_box_on_the_sample():
     sample = load_sample().state
     assert "built-in sample mid-game" in res.stdout
     assert f"seat {sample.to_act} to act" in res.stdout
-    assert re.search(r"rank\s+decision\s+visits\s+avail\s+value\s+95% bounds\s+pv", res.stdout)
+    assert re.search(r"rank\s+decision\s+visits\s+avail\s+win%\s+value\s+95% bounds\s+pv", res.stdout)
     best = re.search(r"^best (.+)$", res.stdout, re.M).group(1)
     assert best in sample.legal_moves()
     # the board is drawn with the analysed seat's hand and nobody else's

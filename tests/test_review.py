@@ -52,7 +52,7 @@ def test_a_war_fought_with_nothing_committed_is_a_blunder():
     assert commit["seat"] == 0 and commit["ply"] == 1
     assert commit["best"] != "commit 0" and commit["best"].startswith("commit ")
     assert commit["loss"] >= 0.20 and commit["mark"] == "blunder"
-    assert commit["loss"] == pytest.approx(commit["best_value"] - commit["played_value"])
+    assert commit["loss"] == pytest.approx(commit["best_win"] - commit["played_win"])
     assert commit["loss_low"] >= 0.20 and commit["loss_high"] >= commit["loss"]
     (summary,) = doc["summary"]
     assert summary["seat"] == 0 and summary["marks"]["blunder"] >= 1
@@ -140,7 +140,8 @@ def test_review_command_text_and_json(tmp_path):
     row = next(line for line in lines if line.split()[:4] == ["1", "0", "commit", "0"])
     assert row.endswith("blunder")
     assert any(line.startswith("seat 0: 2 decisions") and "1 blunder" in line for line in lines)
-    assert lines[-1].startswith("marks by loss of win share: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
+    assert lines[-2].startswith("best and played: the seat's chance of winning the game after each")
+    assert lines[-1].startswith("marks by loss: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
     assert res.stderr == ""                  # no progress bar when not on a terminal
     doc = json.loads(run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1, "--json").stdout)
     assert doc == {**doc, "players": 2, "seats": [0], "seed": 1}

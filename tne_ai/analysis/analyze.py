@@ -26,6 +26,7 @@ from engine.svg import board_svg, decision_squares
 from engine.view import letters
 from search.agent import Limits, SearchError
 from search.analysis import DEFAULT_SAMPLES, analyse
+from search.calibration import describe_chance
 from search.ismcts import ISMCTS, SearchResult
 from search.params import SearchParams
 from tne_ai.inputs import (STARTPOS, InputError, check_agrees, check_seat, load_game, load_sample, parse_input,
@@ -87,15 +88,18 @@ def format_analysis(a: dict, top: int) -> str:
     out = []
     if a["to_act"]:
         out.append(f"seat {seat} to act, hand {letters(a['hand'])}: {speed}")
-        out.append(f"value for seat {seat}: {a['value']:.3f}   (root value per seat: "
-                   + " ".join(f"{v:.3f}" for v in a["root_value"]) + ")")
+        out.append(describe_chance(a["win_chance"], seat))
+        out.append(f"search value for seat {seat}: {a['value']:.3f}   (root value per seat: "
+                   + " ".join(f"{v:.3f}" for v in a["root_value"]) + "; the search's own scale, not a chance)")
         shown = a["candidates"] if top == 0 else a["candidates"][:top]
         out.append("")
-        out.append(f"{'rank':>4}  {'decision':<16}{'visits':>8}{'avail':>8}{'value':>8}  "
+        out.append(f"{'rank':>4}  {'decision':<16}{'visits':>8}{'avail':>8}{'win%':>6}{'value':>8}  "
                    f"{'95% bounds':<13}  pv")
         for c in shown:
+            win = c.get("win_chance")
             out.append(f"{c['rank']:>4}  {c['move']:<16}{c['visits']:>8,}{c['availability']:>8,}"
-                       f"{c['mean']:>8.3f}  {c['low']:.3f}-{c['high']:.3f}  " + ", ".join(c["pv"]))
+                       + (f"{100 * win['win']:>6.1f}" if win else f"{'-':>6}")
+                       + f"{c['mean']:>8.3f}  {c['low']:.3f}-{c['high']:.3f}  " + ", ".join(c["pv"]))
         hidden = len(a["candidates"]) - len(shown)
         if hidden > 0:
             out.append(f"      ... {hidden} more visited decision(s) (--top 0 lists all)")
@@ -103,7 +107,9 @@ def format_analysis(a: dict, top: int) -> str:
     else:
         out.append(f"seat {seat} (seat {a['acting_seat']} to act), hand {letters(a['hand'])}: "
                    f"{a['samples']} worlds dealt from seat {seat}'s knowledge, {speed}")
-        out.append(f"value for seat {seat}: {a['value']:.3f}  95% bounds {a['low']:.3f}-{a['high']:.3f}")
+        out.append(describe_chance(a["win_chance"], seat))
+        out.append(f"search value for seat {seat}: {a['value']:.3f}  95% bounds {a['low']:.3f}-{a['high']:.3f} "
+                   f"(the search's own scale, not a chance)")
         replies = a["replies"][:top or None][:5]
         if replies:
             out.append(f"expected from seat {a['acting_seat']}: "

@@ -47,12 +47,14 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
            f"seat(s) {seats} reviewed at {budget} a decision, seed {doc['seed']}"]
     rows = doc["decisions"] if all_rows else [d for d in doc["decisions"] if d["mark"]]
     out.append("")
+    chance = doc.get("loss_units", "win chance") == "win chance"
     out.append(f"{'ply':>4} {'seat':>4}  {'played':<16} {'best':<16} {'best':>6} {'played':>7} "
                f"{'loss':>6} {'low':>6}  mark")
     for d in rows:
         flag = "" if d["played_value_from"] == "search" else "*"
-        out.append(f"{d['ply']:>4} {d['seat']:>4}  {d['played']:<16} {d['best']:<16} {d['best_value']:>6.3f} "
-                   f"{d['played_value']:>6.3f}{flag:1} {d['loss']:>6.3f} {d['loss_low']:>6.3f}  "
+        best, played = (d["best_win"], d["played_win"]) if chance else (d["best_value"], d["played_value"])
+        out.append(f"{d['ply']:>4} {d['seat']:>4}  {d['played']:<16} {d['best']:<16} {best:>6.3f} "
+                   f"{played:>6.3f}{flag:1} {d['loss']:>6.3f} {d['loss_low']:>6.3f}  "
                    f"{d['mark'] or ''}".rstrip())
     if not rows:
         out.append("   (no marked decision)")
@@ -65,7 +67,10 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
         if s["largest"]:
             out.append("  largest losses: " + "; ".join(
                 f"ply {x['ply']} {x['played']} (best {x['best']}) {x['loss']:.3f}" for x in s["largest"]))
-    out.append("marks by loss of win share: "
+    units = ("best and played: the seat's chance of winning the game after each; loss: the drop in that chance"
+             if chance else "best and played: search values (no win-chance map for this game); loss: their difference")
+    out.append(units)
+    out.append("marks by loss: "
                + ", ".join(f"{name} >= {threshold:.2f}" for name, threshold in reversed(MARKS))
                + " (by low, the loss's 95% lower bound); * both values from equal searches just after each decision")
     return "\n".join(out)

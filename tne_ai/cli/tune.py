@@ -205,3 +205,86 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
     _save(result.after, out, f"Texel fit of {', '.join(names)} on {result.train_positions} positions: "
                              f"training MSE {result.train_loss[0]:.6f} -> {result.train_loss[1]:.6f}")
     click.echo(f"wrote {out}")
+
+
+# ---------------------------------------------------------------- calibration
+
+@tune_command.command("calibrate")
+@click.option("--data", metavar="FILE", required=True,
+              help="Self-play data (one game a JSON line): games already in it are read, missing ones are "
+                   "played and appended as they finish.")
+@click.option("--games", type=click.IntRange(0, 1_000_000), default=400, show_default=True,
+              help="Self-play games the data must hold (games 0 .. N-1; 0: fit what the data holds).")
+@click.option("--budget", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
+              help="ISMCTS iterations per decision in the self-play (the map is for this budget).")
+@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
+@click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+              help="Seed of the self-play and the held-out games: the same seed, the same map.")
+@click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
+              help="Share of the games held out of the fit and measured.")
+@click.option("--out", metavar="FILE", help="Write the fitted map here (the shipped one: "
+              "search/data/calibration/<players>p-<board>.json).")
+@click.option("--svg", metavar="FILE", help="Write the held-out reliability diagram here.")
+@backend_options
+@click.option("--quiet", is_flag=True, help="No line per game.")
+def calibrate_command(data, games, budget, players, board, seed, holdout, out, svg, jobs, backend, ray_address,
+                      quiet):
+    """Fit the map from a search's root value to the chance of winning (and of each rank), from self-play."""
+    import json as _json
+    from search.arena.backends import make_backend
+    from search.tuning import calibrate
+    try:
+        calibrate.need_numpy()
+        have = calibrate.read_games([data]) if os.path.exists(data) else []
+        mine = [g for g in have if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
+        done = {g["game"] for g in mine}
+        if os.path.exists(data):
+            with open(data) as f:       # unfinished games are noted too, so they are not replayed
+                for line in f:
+                    try:
+                        g = _json.loads(line)
+                    except ValueError:
+                        continue
+                    if not g.get("ended") and g.get("players", players) == players:
+                        done.add(g["game"])
+        missing = [i for i in range(games) if i not in done]
+        if missing:
+            t0, n = time.time(), 0
+            with open(data, "a") as f, make_backend(backend, jobs, ray_address) as runner:
+                # contiguous runs of missing games, each seeded by its index
+                runs, start = [], missing[0]
+                for a, b in zip(missing, missing[1:] + [None]):
+                    if b != a + 1:
+                        runs.append((start, a - start + 1))
+                        start = b
+                for first, count in runs:
+                    for g in calibrate.self_play(count, seed, players, board, budget, backend=runner, first=first):
+                        g.setdefault("players", players)
+                        f.write(_json.dumps(g, separators=(",", ":")) + "\n")
+                        f.flush()
+                        n += 1
+                        if g["ended"]:
+                            mine.append(g)
+                        if not quiet:
+                            click.echo(f"game {g['game']}: {'ranks ' + str(g['ranks']) if g['ended'] else 'unfinished'}"
+                                       f" ({n}/{len(missing)}, {time.time() - t0:.0f}s)")
+        result = calibrate.fit(mine, holdout, seed)
+    except SearchError as e:
+        raise InputError(str(e)) from None
+    except OSError as e:
+        raise InputError(f"cannot write {data}: {e.strerror or e}") from None
+    click.echo(result.report())
+    if out:
+        try:
+            result.cal.save(out)
+        except OSError as e:
+            raise InputError(f"cannot write {out}: {e.strerror or e}") from None
+        click.echo(f"wrote {out}")
+    if svg:
+        try:
+            with open(svg, "w") as f:
+                f.write(calibrate.reliability_svg([result]))
+        except OSError as e:
+            raise InputError(f"cannot write {svg}: {e.strerror or e}") from None
+        click.echo(f"wrote {svg}")

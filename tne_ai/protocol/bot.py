@@ -36,6 +36,7 @@ from engine.state import State, perft
 from engine.view import SeatView, is_swap, letters, observation_from_public, start_observation
 from search.agent import Limits, SearchError
 from search.baselines import GreedyAgent, RandomAgent, stall_step
+from search.calibration import win_chance
 from search.explain import explain
 from search.ismcts import ISMCTS, NoIterations, world_from_observation
 from search.params import SearchParams
@@ -594,9 +595,16 @@ class BotSession:
         cands = [{"move": c.move, "action": c.action, "visits": c.visits, "avail": c.availability,
                   "mean": c.mean, "low": c.low, "high": c.high, "pv": [c.move] + list(c.pv)}
                  for c in result.candidates[:self.options["Candidates"]]]
+        # the searching seat's chance from its best decision's mean (what the map was fitted on), the others' from the root
+        best = result.candidates[0]
+        chances = [win_chance(job.observation, s, best.mean if s == job.seat else v)
+                   for s, v in enumerate(result.root_value)]
         reply = {"type": "info", "iterations": iterations,
                  "nps": int(iterations / elapsed) if elapsed > 0 else 0, "nodes": result.nodes,
-                 "time": int(elapsed * 1000), "value": list(result.root_value), "candidates": cands}
+                 "time": int(elapsed * 1000), "value": list(result.root_value)}
+        if None not in chances:
+            reply["win"] = [c["win"] for c in chances]
+        reply["candidates"] = cands
         if result.tree_full:
             reply["treefull"] = result.tree_bytes
         return reply

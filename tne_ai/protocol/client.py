@@ -149,6 +149,7 @@ class AnalysisInfo:
     nodes: int = 0
     time: int = 0                    # milliseconds since the go arrived
     value: list = field(default_factory=list)      # root value per seat, in seat order
+    win: list = field(default_factory=list)        # each seat's calibrated chance of winning (empty: no map)
     candidates: list = field(default_factory=list)
 
     @property
@@ -240,6 +241,8 @@ def parse_info_header(line: str) -> AnalysisInfo:
             setattr(info, key, _int(value, line, key))
         elif key == "value":
             info.value = [_float(v, line, "value") for v in value.split("/")]
+        elif key == "win":
+            info.win = [_float(v, line, "win") for v in value.split("/")]
     return info
 
 

@@ -605,7 +605,8 @@ def format_text(reply: dict) -> list:
         return [t]
     if t == "info":
         out = [f"info iterations {reply['iterations']} nps {reply['nps']} nodes {reply['nodes']} "
-               f"time {reply['time']} value {'/'.join(_f4(v) for v in reply['value'])}"]
+               f"time {reply['time']} value {'/'.join(_f4(v) for v in reply['value'])}"
+               + (f" win {'/'.join(_f4(v) for v in reply['win'])}" if "win" in reply else "")]
         if "treefull" in reply:
             out.append(f"info string tree full at {reply['treefull']} bytes (TreeMemory): "
                        f"it no longer grows, its statistics still improve")

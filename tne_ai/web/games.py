@@ -87,10 +87,11 @@ def hint(obs: dict, iterations: int, seed: int) -> dict:
     searcher.forget()
     result = analyse(searcher, obs, Limits(iterations), seed=seed, samples=4)
     out = {"type": "hint", "to_act": result["to_act"], "value": result["value"],
-           "iterations": result["iterations"]}
+           "win_chance": result["win_chance"], "iterations": result["iterations"]}
     if result["to_act"]:
         out["candidates"] = [{"move": c["move"], "value": round(c["mean"], 4), "visits": c["visits"],
                               "low": round(c["low"], 4), "high": round(c["high"], 4),
+                              "win_chance": c["win_chance"],
                               "pv": c["pv"][:6]} for c in result["candidates"][:HINT_CANDIDATES]]
     else:
         out["candidates"] = []

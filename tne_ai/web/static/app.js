@@ -168,9 +168,14 @@ function renderMoves() {
 function showHint(h) {
   const out = $("hintout");
   out.replaceChildren();
-  if (!h.candidates.length) { out.textContent = "your value while waiting: " + h.value.toFixed(3); return; }
+  const chance = (w) => Math.round(100 * w.win) + "% (" + Math.round(100 * w.low) + "–" + Math.round(100 * w.high) + "%)";
+  out.appendChild(el("p", {class: "chance"}, h.win_chance
+    ? "You win " + chance(h.win_chance) + " of games from here, by the engine's search."
+    : "Search value " + h.value.toFixed(3) + " (no win-chance map for this game)."));
+  if (!h.candidates.length) return;
+  out.appendChild(el("p", {class: "caption"}, "Your decisions, most searched first: the chance of winning after each."));
   h.candidates.forEach((c) => {
-    const b = button(c.move + "  " + c.value.toFixed(3) + "  (" + c.visits + " visits)", () => { if (view.legal.includes(c.move)) play(c.move); }, out);
+    const b = button(c.move + "  " + (c.win_chance ? "wins " + chance(c.win_chance) : c.value.toFixed(3)) + "  (" + c.visits + " visits)", () => { if (view.legal.includes(c.move)) play(c.move); }, out);
     b.title = "principal variation: " + c.pv.join("; ");
     out.appendChild(el("br"));
   });

@@ -66,14 +66,14 @@ function renderDecision() {
   if (!d) { box.append(el("p", {}, "(not reviewed: seat " + move.seat + " was not asked)")); return; }
   const t = el("table", {"class": "facts"});
   const row = (k, v, cls) => { const tr = el("tr", cls ? {"class": cls} : {}); tr.append(el("th", {}, k), el("td", {}, v)); t.append(tr); };
-  row("engine's best", d.best + " (value " + pct(d.best_value) + ")");
-  row("played", d.played + " (value " + pct(d.played_value) + ")");
-  row("loss", pct(d.loss), d.mark ? "mark " + d.mark : "");
+  row("engine's best", d.best + " (wins " + pct(d.best_win) + " of games from there)");
+  row("played", d.played + " (wins " + pct(d.played_win) + ")");
+  row("loss", pct(d.loss) + " of win chance", d.mark ? "mark " + d.mark : "");
   row("mark", d.mark || (d.played === d.best ? "agrees with the engine" : "—"), d.mark ? "mark " + d.mark : "");
   box.append(t);
 }
 
-// value over the game: best_value per reviewed decision, one line per seat
+// win chance over the game: best_win per reviewed decision, one line per seat
 function drawChart() {
   const W = 460, H = 180, L = 34, R = 8, T = 8, B = 22;
   const NS = "http://www.w3.org/2000/svg";
@@ -96,7 +96,7 @@ function drawChart() {
   add("text", {x: (L + W - R) / 2, y: H - 5, "text-anchor": "middle", "font-size": 11}, "ply (click to jump)");
   const seats = [...new Set(doc.decisions.map((d) => d.seat))].sort();
   for (const s of seats) {
-    const pts = doc.decisions.filter((d) => d.seat === s).map((d) => x(d.ply + 1).toFixed(1) + "," + y(d.best_value).toFixed(1));
+    const pts = doc.decisions.filter((d) => d.seat === s).map((d) => x(d.ply + 1).toFixed(1) + "," + y(d.best_win).toFixed(1));
     add("polyline", {points: pts.join(" "), fill: "none", stroke: SEAT_COLOURS[s], "stroke-width": 2, "class": "seat" + s});
     for (const d of doc.decisions.filter((d) => d.seat === s && d.mark))
       add("circle", {cx: x(d.ply + 1), cy: y(d.played_value), r: 3.5, fill: SEAT_COLOURS[s], "class": "markdot"});
