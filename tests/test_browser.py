@@ -11,6 +11,7 @@ docs/images/play.png (the README's picture) when TNE_SCREENSHOTS=1.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -163,8 +164,12 @@ def test_play_a_few_clicks(driver, server_url, tmp_path):
     driver.find_element(By.ID, "hint").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hintout button"))
     legal = page_view(driver)["legal"]
-    hints = [b.text.rsplit(" (", 1)[0].rsplit(" ", 1)[0] for b in driver.find_elements(By.CSS_SELECTOR, "#hintout button")]
+    hints = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#hintout button")]
     assert hints and all(h in legal for h in hints), (hints, legal)
+    # ... each with the chance of winning after it, under a line saying what the numbers are
+    hint_text = driver.find_element(By.ID, "hintout").text
+    assert re.search(r"You win \d+% \(\d+–\d+%\) of games from here", hint_text), hint_text
+    assert len(re.findall(r"wins \d+% \(\d+–\d+%\), \d+ visits", hint_text)) == len(hints), hint_text
     # an illegal message typed into the socket is answered with an error, shown on the page
     driver.execute_script("ws.send('not json')")
     wait.until(lambda d: "not JSON" in d.find_element(By.ID, "message").text)

@@ -288,3 +288,44 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
         except OSError as e:
             raise InputError(f"cannot write {svg}: {e.strerror or e}") from None
         click.echo(f"wrote {svg}")
+
+
+# ---------------------------------------------------------------- learned value
+
+@tune_command.command("value")
+@click.option("--data", "data", multiple=True, metavar="FILE", required=True,
+              help="Calibration self-play data (tne-ai tune calibrate --data): the game records in it. Repeatable.")
+@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+              help="Seed of the held-out games.")
+@click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
+              help="Share of the games held out of the fit and measured.")
+@click.option("--skip", type=click.IntRange(0, 10_000), default=10, show_default=True,
+              help="Opening decisions of each game left out.")
+@click.option("--ridge", type=click.FloatRange(0, 1e6), default=0.1, show_default=True,
+              help="Pull of the corrections towards 0 (per row).")
+@click.option("--out", metavar="FILE", help="Write the fitted weights and the measures here (JSON).")
+def value_command(data, seed, holdout, skip, ridge, out):
+    """Fit a learned value (the handcrafted evaluation plus richer features) and measure it on held-out games."""
+    import random
+    from search.arena.runner import derive_seed
+    from search.tuning import calibrate, value
+    try:
+        value.need_numpy()
+        games = [g for g in calibrate.read_games(list(data)) if g.get("record")]
+        counts = {g["players"] for g in games}
+        if len(counts) > 1:
+            raise InputError(f"games of {' and '.join(map(str, sorted(counts)))} players: fit one player count at a time")
+        t0 = time.time()
+        pos = value.positions_of(games, skip=skip)
+        ids = sorted(set(pos.game.tolist()))
+        held = set(random.Random(derive_seed(seed, "value-holdout")).sample(ids, max(1, round(holdout * len(ids)))))
+        fit = value.fit_value(pos, held, ridge)
+    except SearchError as e:
+        raise InputError(str(e)) from None
+    click.echo(fit.report() + f" ({time.time() - t0:.0f}s)")
+    if out:
+        try:
+            value.save(fit, out)
+        except OSError as e:
+            raise InputError(f"cannot write {out}: {e.strerror or e}") from None
+        click.echo(f"wrote {out}")

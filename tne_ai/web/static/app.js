@@ -175,8 +175,9 @@ function showHint(h) {
   if (!h.candidates.length) return;
   out.appendChild(el("p", {class: "caption"}, "Your decisions, most searched first: the chance of winning after each."));
   h.candidates.forEach((c) => {
-    const b = button(c.move + "  " + (c.win_chance ? "wins " + chance(c.win_chance) : c.value.toFixed(3)) + "  (" + c.visits + " visits)", () => { if (view.legal.includes(c.move)) play(c.move); }, out);
+    const b = button(c.move, () => { if (view.legal.includes(c.move)) play(c.move); }, out);
     b.title = "principal variation: " + c.pv.join("; ");
+    out.appendChild(el("span", {class: "stat"}, "  " + (c.win_chance ? "wins " + chance(c.win_chance) : "value " + c.value.toFixed(3)) + ", " + c.visits + " visits"));
     out.appendChild(el("br"));
   });
 }
