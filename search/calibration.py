@@ -37,11 +37,13 @@ VALUE_CLIP = 1e-4
 BAG_TILES = 153
 
 
-def defaults_fingerprint() -> str:
-    """Return a short hash of the search's defaults and evaluation layout, which a fitted map must match."""
+def defaults_fingerprint(players: int, params=None) -> str:
+    """Return a short hash of the search's defaults for a player count (its evaluation weights too), which a fitted map must match."""
     from ext.search import evaluation
     from search.params import SearchParams
-    text = json.dumps({"params": SearchParams().to_dict(), "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)
+    params = params if params is not None else SearchParams()
+    text = json.dumps({"params": params.to_dict(), "weights": list(params.eval_weights(players)),
+                       "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -81,7 +83,7 @@ class CalibrationMap:
     board: str
     coefficients: list           # [k][feature]: P(rank <= k) = logistic(coefficients[k] . features)
     iterations: int              # the search budget of the self-play it was fitted on
-    fingerprint: str             # defaults_fingerprint() when it was fitted
+    fingerprint: str             # defaults_fingerprint(players) when it was fitted
     fitted: dict                 # how it was fitted and what it measured (games, seed, ECE, Brier, ...)
 
     def rank_chances(self, facts: dict, seat: int, value: float) -> list:

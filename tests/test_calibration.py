@@ -45,13 +45,22 @@ def test_the_shipped_map_was_fitted_for_todays_search_defaults(path):
     # refit with `tne-ai tune calibrate` (docs/tuning.md) whenever the evaluation or the defaults change
     with open(path) as f:
         cal = CalibrationMap.from_dict(json.load(f), path)
-    assert cal.fingerprint == defaults_fingerprint(), (
+    assert cal.fingerprint == defaults_fingerprint(cal.players), (
         f"{os.path.basename(path)} was fitted for other search defaults: refit it (docs/tuning.md)")
     assert cal.iterations == 1000
     assert os.path.basename(path) == f"{cal.players}p-{cal.board}.json"
     f = cal.fitted
     # measured on games held out of the fit
     assert f["held_games"] > 0 and f["train_games"] > 0
+
+
+def test_the_fingerprint_changes_with_any_default_the_search_uses():
+    from search.params import SearchParams
+    base = defaults_fingerprint(3)
+    assert defaults_fingerprint(3, SearchParams()) == base
+    assert defaults_fingerprint(3, SearchParams(exploration=0.8)) != base
+    assert defaults_fingerprint(3, SearchParams(leader=2.0)) != base       # an evaluation weight
+    assert defaults_fingerprint(2) != base                                  # weights by player count
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=os.path.basename)

@@ -170,7 +170,7 @@ def fit_map(rows: Rows, mask, players: int, board: str, iterations: int, ridge: 
     for k in range(players - 1):
         y = rows.share[mask] if k == 0 else (rows.rank[mask] <= k).astype(float)
         coefficients.append([float(a) for a in fit_logistic(rows.x[mask], y, ridge)])
-    return CalibrationMap(players, board, coefficients, iterations, defaults_fingerprint(), {})
+    return CalibrationMap(players, board, coefficients, iterations, defaults_fingerprint(players), {})
 
 
 def predict(cal: CalibrationMap, x):

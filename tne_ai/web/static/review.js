@@ -112,7 +112,7 @@ function drawChart() {
     const sw = el("span", {"class": "swatch"}); sw.style.background = SEAT_COLOURS[s];
     legend.append(sw, " seat " + s + "  ");
   }
-  legend.append(" (the engine's value of the best decision, dots: marked decisions)");
+  legend.append(" (the chance of winning after the engine's best decision; dots: marked decisions)");
   $("chart").replaceChildren(svg, legend);
 }
 
