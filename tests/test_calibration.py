@@ -5,6 +5,7 @@ import glob
 import json
 import math
 import os
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -202,3 +203,40 @@ def test_position_facts_read_only_public_facts():
     snap = state.snapshot()
     for seat in range(3):
         assert position_facts(observation(snap, seat)) == position_facts(snap)
+
+
+# ---------------------------------------------------------------- the learned value (search.tuning.value)
+
+def test_the_learned_value_is_fitted_and_measured_against_the_handcrafted_one(tmp_path):
+    data = tmp_path / "data.jsonl"
+    assert run("tune", "calibrate", "--data", data, "--games", 6, "--budget", 20, "--seed", 5, "--quiet").exit_code == 0
+    res = run("tune", "value", "--data", data, "--seed", 1, "--out", tmp_path / "v.json")
+    assert res.exit_code == 0, res.output
+    assert re.search(r"learned value Brier 0\.\d{4}, log loss \d\.\d{4}; calibrated handcrafted Brier 0\.\d{4}",
+                     res.output), res.output
+    fitted = json.loads((tmp_path / "v.json").read_text())
+    assert len(fitted["weights"]) == len(fitted["features"]) == len(fitted["scale"])
+    m = fitted["measures"]
+    assert m["held_games"] >= 1 and m["train_games"] + m["held_games"] == 6
+    # the same seed, the same fit
+    again = run("tune", "value", "--data", data, "--seed", 1, "--out", tmp_path / "w.json")
+    assert again.exit_code == 0 and (tmp_path / "w.json").read_text() == (tmp_path / "v.json").read_text()
+
+
+def test_the_learned_value_needs_game_records(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"game": 0, "ended": True, "players": 2, "board": "standard", "iterations": 20,
+                                "ranks": [0, 1], "decisions": []}) + "\n")
+    res = run("tune", "value", "--data", data)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "no positions: the data holds no game records" in res.output
+
+
+def test_a_seats_learned_features_set_it_against_its_opponents():
+    from search.tuning.value import BASE, FEATURE_NAMES, seat_features
+    base = [[1.0] * len(BASE), [3.0] * len(BASE), [2.0] * len(BASE)]
+    x = seat_features(base, 0.5, 0)
+    assert len(x) == len(FEATURE_NAMES)
+    named = dict(zip(FEATURE_NAMES, x))
+    assert named["weakest-best"] == -2.0 and named["weakest-mean"] == -1.5
+    assert named["weakest-best*progress"] == -1.0 and named["progress"] == 0.5

@@ -185,6 +185,8 @@ def test_analyse_reports_candidates_whose_visits_add_up(bot):
     bot.set_position(first=0, hand="krbggg", moves=["tile k a1", "pass"])
     info = bot.analyse(GoLimits(iterations=400, seed=3))
     assert info.iterations == 400 and info.nodes > 1 and len(info.value) == 3
+    # every seat's chance of winning, beside the raw values
+    assert len(info.win) == 3 and all(0 <= w <= 1 for w in info.win)
     assert 1 < len(info.candidates) <= 64
     visits = [c.visits for c in info.candidates]
     assert visits == sorted(visits, reverse=True) and 0 < sum(visits) <= info.iterations
@@ -387,6 +389,11 @@ def test_limits_and_commands():
     header = parse_info_header("info iterations 12000 nps 19500 nodes 48210 time 615 value 0.6120/0.3880")
     assert (header.iterations, header.nps, header.nodes, header.time, header.value) == \
         (12000, 19500, 48210, 615, [0.612, 0.388])
+    assert header.win == []                 # an engine without win chances leaves the field out
+    header = parse_info_header("info iterations 5 nps 1 nodes 6 time 1 value 0.6/0.4 win 0.5710/0.4010")
+    assert (header.value, header.win) == ([0.6, 0.4], [0.571, 0.401])
+    with pytest.raises(GarbledReply, match="win"):
+        parse_info_header("info iterations 5 nps 1 nodes 6 time 1 value 0.6/0.4 win 0.5/most")
     c = parse_info_candidate("info candidate 1 visits 5120 avail 5121 mean 0.6120 low 0.6050 high 0.6190 "
                              "move tile k a1 pv tile k a1; leader r f3")
     assert (c.rank, c.move, c.action, c.visits, c.pv) == (1, "tile k a1", parse_action("tile k a1"), 5120,
