@@ -47,7 +47,8 @@ def untimed(doc: dict) -> dict:
 
 
 def test_a_war_fought_with_nothing_committed_is_a_blunder():
-    doc = review_record(war_blunder_record(), [0], Limits(iterations=300), seed=1)
+    # 1,000 iterations: at 300 the drop (0.24 of win chance) is as large, but its 95% lower bound only a mistake's
+    doc = review_record(war_blunder_record(), [0], Limits(iterations=1000), seed=1)
     commit = next(d for d in doc["decisions"] if d["played"] == "commit 0")
     assert commit["seat"] == 0 and commit["ply"] == 1
     assert commit["best"] != "commit 0" and commit["best"].startswith("commit ")
@@ -133,7 +134,7 @@ def run(*args, input=None):
 def test_review_command_text_and_json(tmp_path):
     record = tmp_path / "war.txt"
     record.write_text(war_blunder_record())
-    res = run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1)
+    res = run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1)
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert lines[0].startswith(f"{record}: 2 players, standard board, 3 decisions (unfinished); seat(s) 0")
@@ -143,10 +144,10 @@ def test_review_command_text_and_json(tmp_path):
     assert lines[-2].startswith("best and played: the seat's chance of winning the game after each")
     assert lines[-1].startswith("marks by loss: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
     assert res.stderr == ""                  # no progress bar when not on a terminal
-    doc = json.loads(run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1, "--json").stdout)
+    doc = json.loads(run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1, "--json").stdout)
     assert doc == {**doc, "players": 2, "seats": [0], "seed": 1}
     assert [d["played"] for d in doc["decisions"]] == ["tile k c5", "commit 0"]
-    marked = run("review", record, "--seat", 0, "--iterations", 300, "--seed", 1, "--marked").stdout
+    marked = run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1, "--marked").stdout
     rows = [line.split()[0] for line in marked.split("\n\n")[1].splitlines()[1:]]
     assert rows == [str(d["ply"]) for d in doc["decisions"] if d["mark"]] and "1" in rows
 
