@@ -28,7 +28,7 @@ from typing import Callable, Optional
 
 from engine.info import determinize, observation
 from search.agent import Limits, SearchError
-from search.calibration import win_chance
+from search.calibration import position_facts, win_chance
 from search.ismcts import ISMCTS, SearchResult, worker_seed
 
 DEFAULT_SAMPLES = 8
@@ -41,13 +41,13 @@ def _no_progress(label: str, limits: Limits):
     return None
 
 
-def candidate_json(rank: int, c, obs: Optional[dict] = None, seat: int = 0) -> dict:
+def candidate_json(rank: int, c, obs: Optional[dict] = None, seat: int = 0, facts: Optional[dict] = None) -> dict:
     """Return one search candidate as plain data (with its win chance when `obs`, the root's, is given)."""
     out = {"rank": rank, "move": c.move, "action": c.action, "visits": c.visits,
            "availability": c.availability, "mean": c.mean, "low": c.low, "high": c.high,
            "pv": [c.move] + list(c.pv)}
     if obs is not None:
-        out["win_chance"] = win_chance(obs, seat, c.mean, c.low, c.high)
+        out["win_chance"] = win_chance(obs, seat, c.mean, c.low, c.high, facts)
     return out
 
 
@@ -56,15 +56,16 @@ def analyse_to_act(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed:
     """Search the decision of the seat to act from its observation; return the analysis."""
     result = searcher.search(obs, seat, limits, seed=seed, progress=progress(f"seat {seat}", limits))
     best = next(c for c in result.candidates if c.action == result.best)
+    facts = position_facts(obs)
     return {
         "seat": seat, "to_act": True, "hand": list(obs["hand"]),
         "iterations": result.iterations, "seconds": result.seconds,
         "iterations_per_second": result.iterations_per_second,
         "nodes": result.nodes, "workers": result.workers,
         "value": result.root_value[seat], "root_value": list(result.root_value),
-        "win_chance": win_chance(obs, seat, best.mean, best.low, best.high),
+        "win_chance": win_chance(obs, seat, best.mean, best.low, best.high, facts),
         "best": result.best_move,
-        "candidates": [candidate_json(i + 1, c, obs, seat) for i, c in enumerate(result.candidates)],
+        "candidates": [candidate_json(i + 1, c, obs, seat, facts) for i, c in enumerate(result.candidates)],
     }
 
 

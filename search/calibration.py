@@ -5,9 +5,10 @@ on the root (ext.search.evaluation), which steers the search well and says
 little to a person: a seat far behind can read 0.7. This module turns it
 into a probability. A fitted map (search/tuning/calibrate.py, `tne-ai tune
 calibrate`) ships per player count and board as package data
-(search/data/calibration/<players>p-<board>.json); it reads the root value
-together with public facts of the position (R-INFO-1: every score, the
-treasures taken and left, the bag's size) and gives
+(search/data/calibration/<players>p-<board>.json); it reads the search's
+value together with public facts of the position (R-INFO-1: every score,
+the treasures taken and left, the bag's size, and the handcrafted
+evaluation of the position itself, not centred on a root) and gives
 
 - with 2 players, the chance that the seat wins (a tie for first counts half);
 - with 3-4 players, the chance of each rank (first, second, ...), from
@@ -23,6 +24,7 @@ import hashlib
 import json
 import math
 import os
+import random
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,7 +32,8 @@ from engine.state import strength_vector
 from search.agent import SearchError
 
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data", "calibration")
-FEATURES = ("bias", "value_logit", "lead", "lead_late", "late", "ahead_of_last", "value_logit_late")
+FEATURES = ("bias", "value_logit", "lead", "lead_late", "late", "ahead_of_last", "value_logit_late",
+            "eval_logit", "eval_logit_late")
 # a value this close to 0 or 1 is clipped before its logit (the search never reports exact certainty)
 VALUE_CLIP = 1e-4
 # tiles in the bag before the deal of the six-tile hands (R-SETUP): the game's progress is the bag's share used
@@ -47,11 +50,28 @@ def defaults_fingerprint(players: int, params=None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _logit(v: float) -> float:
+    v = min(1.0 - VALUE_CLIP, max(VALUE_CLIP, float(v)))
+    return math.log(v / (1.0 - v))
+
+
 def position_facts(obs: dict) -> dict:
-    """Return the public facts of an observation (or snapshot) that the map reads."""
+    """Return the public facts of an observation (or snapshot) that the map reads.
+
+    `eval` is every seat's reward by the handcrafted evaluation at the
+    default weights, not centred on any root (ext.search.evaluation.evaluate_of);
+    it reads only public facts, so any world dealt from the observation gives it.
+    """
+    import engine
+    from engine.info import determinize, is_observation
+    from ext.search import evaluation
+    from search.params import SearchParams
     bag = obs["bag_size"] if "bag_size" in obs else len(obs["bag"])
+    snap = determinize(obs, obs["seat"], random.Random(0)) if is_observation(obs) else obs
+    state = engine.State.from_snapshot(snap)
+    rewards = evaluation.evaluate_of(state, SearchParams().eval_weights(state.players))
     return {"scores": [list(s) for s in obs["scores"]], "treasures_taken": list(obs["treasures_taken"]),
-            "treasures_left": len(obs["treasures"]), "bag": bag}
+            "treasures_left": len(obs["treasures"]), "bag": bag, "eval": [float(r) for r in rewards]}
 
 
 def features(facts: dict, seat: int, value: float) -> list:
@@ -63,9 +83,9 @@ def features(facts: dict, seat: int, value: float) -> list:
     ahead_of_last = (weakest[seat] - min(others)) / 10.0 if players > 2 else 0.0
     late = min(1.0, max(0.0, 1.0 - facts["bag"] / (BAG_TILES - 6 * players)))
     late = max(late, min(1.0, (10 - facts["treasures_left"]) / 8.0))
-    v = min(1.0 - VALUE_CLIP, max(VALUE_CLIP, float(value)))
-    z = math.log(v / (1.0 - v))
-    return [1.0, z, lead, lead * late, late, ahead_of_last, z * late]
+    z = _logit(value)
+    e = _logit(facts["eval"][seat])
+    return [1.0, z, lead, lead * late, late, ahead_of_last, z * late, e, e * late]
 
 
 def _logistic(x: float) -> float:
@@ -157,17 +177,18 @@ def load_map(players: int, board: str, path: Optional[str] = None) -> Optional[C
 
 
 def win_chance(obs: dict, seat: int, value: float, low: Optional[float] = None,
-               high: Optional[float] = None) -> Optional[dict]:
+               high: Optional[float] = None, facts: Optional[dict] = None) -> Optional[dict]:
     """Return the seat's calibrated chances from its root value (and its interval) in a position; None if no map.
 
     The result: {"win": p, "low": ..., "high": ..., "ranks": [...]} ("ranks"
     with 3-4 players); low and high are the map at the value's 95% bounds,
-    the interval the search supports.
+    the interval the search supports. `facts`: position_facts(obs), when the
+    caller has it already (several values of one position).
     """
     cal = load_map(int(obs["players"]), str(obs["board"]))
     if cal is None:
         return None
-    facts = position_facts(obs)
+    facts = facts if facts is not None else position_facts(obs)
     ranks = cal.rank_chances(facts, seat, value)
     out = {"win": ranks[0]}
     lo = cal.win_chance(facts, seat, low if low is not None else value)

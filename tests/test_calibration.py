@@ -28,10 +28,11 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
-def facts(scores, treasures=None, bag=60, treasures_left=8):
-    """Public facts of a position: colour totals per seat (k r b g), treasures taken, the bag, treasures on the board."""
+def facts(scores, treasures=None, bag=60, treasures_left=8, evaluation=None):
+    """Public facts of a position: colour totals per seat (k r b g), treasures taken, the bag, treasures on the
+    board, the handcrafted evaluation's reward per seat."""
     return {"scores": scores, "treasures_taken": treasures or [0] * len(scores), "bag": bag,
-            "treasures_left": treasures_left}
+            "treasures_left": treasures_left, "eval": evaluation or [0.5] * len(scores)}
 
 
 # ---------------------------------------------------------------- the shipped maps
@@ -77,6 +78,10 @@ def test_chances_sum_to_one_and_rise_with_the_value_and_the_lead(path):
         assert len(ranks) == n and all(p >= 0 for p in ranks) and math.isclose(sum(ranks), 1.0)
         assert cal.win_chance(fa, 0, 0.3) < cal.win_chance(fa, 0, 0.6) < cal.win_chance(fa, 0, 0.9)
     assert cal.win_chance(behind, 0, 0.6) < cal.win_chance(level, 0, 0.6) < cal.win_chance(ahead, 0, 0.6)
+    # the handcrafted evaluation of the position itself, not centred on a root, counts too
+    doubtful = facts([[6, 7, 8, 6]] * n, bag=40, evaluation=[0.2] + [0.6] * (n - 1))
+    hopeful = facts([[6, 7, 8, 6]] * n, bag=40, evaluation=[0.8] + [0.4] * (n - 1))
+    assert cal.win_chance(doubtful, 0, 0.6) < cal.win_chance(hopeful, 0, 0.6)
 
 
 def test_a_seat_far_behind_is_shown_a_low_win_chance():
@@ -155,7 +160,7 @@ def test_self_play_notes_every_decision_and_is_seeded():
         assert g["ended"] and sorted(g["ranks"]) in ([0, 1], [0, 0])
         for d in g["decisions"]:
             assert d["low"] <= d["mean"] <= d["high"] and 0 <= d["value"] <= 1
-            assert set(d["facts"]) == {"scores", "treasures_taken", "treasures_left", "bag"}
+            assert set(d["facts"]) == {"scores", "treasures_taken", "treasures_left", "bag", "eval"}
 
 
 def test_calibrate_reproduces_its_map_from_the_same_seed_and_holds_out_whole_games(tmp_path):

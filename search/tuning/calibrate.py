@@ -297,7 +297,7 @@ def reliability_svg(fits: list) -> str:
         out.append(f'<text x="{ox + side / 2}" y="{py(0) + 32}" text-anchor="middle">predicted</text>')
         out.append(f'<text x="{ox - 32}" y="{pad + side / 2}" text-anchor="middle" '
                    f'transform="rotate(-90 {ox - 32} {pad + side / 2})">observed wins</text>')
-    out.append(f'<text x="{pad}" y="{H + 30}"><tspan fill="#2060c0">&#9679; win chance (the shipped map)</tspan>'
-               f'<tspan dx="14" fill="#d08030">&#9679; raw search value (mean of the best decision)</tspan></text>')
+    out.append(f'<text x="{pad}" y="{H + 10}" fill="#2060c0">&#9679; win chance (the shipped map)</text>')
+    out.append(f'<text x="{pad}" y="{H + 28}" fill="#d08030">&#9679; the search value read as a chance</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
