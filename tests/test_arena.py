@@ -449,3 +449,17 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
     assert out.startswith(head)
     assert f"(pairwise score share {share})" in out
     assert decision in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_3_player_fit_read_back_undecided(tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps the 3-player Texel fit's SPRT games (docs/strength.md): read back, no decision yet."""
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-3p-texel3p-seed3300"))
+    assert arena_cli(["--a", "ismcts:texel3p.json", "--b", "ismcts", "--players", "3", "--lineup", "a,b,b",
+                       "--iterations", "300", "--games", "629", "--seed", "3300",
+                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("629 games, 3 players, standard board, seed 3300, lineup ismcts-texel3p ismcts ismcts")
+    assert "Elo ismcts-texel3p - ismcts: +11  95% [-16, +38]  (pairwise score share 0.516)" in out
+    assert "LLR 0.43 [-2.94, 2.94], no decision after 209 deals" in out

@@ -65,7 +65,8 @@ def test_a_game_the_engine_played_at_the_reviews_settings_loses_next_to_nothing(
 
     The old loss (the best candidate's root mean, the largest of several
     noisy means, less the played decision's) gave this game a mean loss of
-    0.080 and four marks; valued like with like it is 0.008 and unmarked.
+    0.080 search-value points and four marks; valued like with like, in win
+    chance, it is 0.001 and unmarked.
     """
     limits = Limits(iterations=100)
     game = play_game([ISMCTSAgent(1, limits=limits), GreedyAgent(1)], 1, max_decisions=20, limits=limits)
@@ -75,7 +76,8 @@ def test_a_game_the_engine_played_at_the_reviews_settings_loses_next_to_nothing(
     for d in doc["decisions"]:
         if d["played_action"] == d["best_action"]:
             assert d["loss"] == 0.0 and d["mark"] is None
-    assert summary["mean_loss"] < 0.02
+    assert doc["loss_units"] == "win chance"
+    assert summary["mean_loss"] < 0.01
     assert sum(summary["marks"].values()) == 0
 
 
