@@ -46,17 +46,20 @@ def untimed(doc: dict) -> dict:
     return doc
 
 
-def test_a_war_fought_with_nothing_committed_is_a_blunder():
-    # 1,000 iterations: at 300 the drop (0.24 of win chance) is as large, but its 95% lower bound only a mistake's
+def test_a_war_fought_with_nothing_committed_is_marked():
+    # Losing a leader and its supporters this early costs about 16 points of win chance (0.55 -> 0.39
+    # at 1,000 iterations): a mistake by the marks' thresholds, where the search's own value (0.75 -> 0.23)
+    # had called it a blunder. 300 iterations leave the lower bound short of a mistake's 0.10.
     doc = review_record(war_blunder_record(), [0], Limits(iterations=1000), seed=1)
     commit = next(d for d in doc["decisions"] if d["played"] == "commit 0")
     assert commit["seat"] == 0 and commit["ply"] == 1
     assert commit["best"] != "commit 0" and commit["best"].startswith("commit ")
-    assert commit["loss"] >= 0.20 and commit["mark"] == "blunder"
     assert commit["loss"] == pytest.approx(commit["best_win"] - commit["played_win"])
-    assert commit["loss_low"] >= 0.20 and commit["loss_high"] >= commit["loss"]
+    assert commit["loss_low"] >= 0.10 and commit["loss_high"] >= commit["loss"]
+    assert commit["mark"] == mark_for(commit["loss_low"]) in ("mistake", "blunder")
+    assert commit["best_value"] - commit["played_value"] >= 0.20      # the search value's drop is larger
     (summary,) = doc["summary"]
-    assert summary["seat"] == 0 and summary["marks"]["blunder"] >= 1
+    assert summary["seat"] == 0 and summary["marks"][commit["mark"]] >= 1
     assert summary["largest"][0]["ply"] == 1
 
 
@@ -140,13 +143,15 @@ def test_review_command_text_and_json(tmp_path):
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert lines[0].startswith(f"{record}: 2 players, standard board, 3 decisions (unfinished); seat(s) 0")
+    doc = json.loads(run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1, "--json").stdout)
+    mark = doc["decisions"][1]["mark"]
+    assert mark in ("mistake", "blunder")
     row = next(line for line in lines if line.split()[:4] == ["1", "0", "commit", "0"])
-    assert row.endswith("blunder")
-    assert any(line.startswith("seat 0: 2 decisions") and "1 blunder" in line for line in lines)
+    assert row.endswith(mark)
+    assert any(line.startswith("seat 0: 2 decisions") and f"1 {mark}" in line for line in lines)
     assert lines[-2].startswith("best and played: the seat's chance of winning the game after each")
     assert lines[-1].startswith("marks by loss: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
     assert res.stderr == ""                  # no progress bar when not on a terminal
-    doc = json.loads(run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1, "--json").stdout)
     assert doc == {**doc, "players": 2, "seats": [0], "seed": 1}
     assert [d["played"] for d in doc["decisions"]] == ["tile k c5", "commit 0"]
     marked = run("review", record, "--seat", 0, "--iterations", 1000, "--seed", 1, "--marked").stdout
