@@ -144,7 +144,7 @@ def test_a_missing_map_file_is_named(tmp_path):
 
 def test_a_data_file_with_a_garbage_line_is_refused_with_its_line_number(tmp_path):
     data = tmp_path / "data.jsonl"
-    data.write_text('{"game": 0, "ended": false}\nnot json\n')
+    data.write_text('{"game": 0, "players": 2, "board": "standard", "iterations": 1000, "ended": false}\nnot json\n')
     res = run("tune", "calibrate", "--data", data, "--games", 0)
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert f"{data}:2: not a calibration game" in res.output
@@ -178,7 +178,7 @@ def test_calibrate_reproduces_its_map_from_the_same_seed_and_holds_out_whole_gam
     assert (tmp_path / "r.svg").read_text().startswith("<svg")
     games = calibrate.read_games([str(data)])
     rows = calibrate.rows_of(games)
-    train, held = calibrate.split_games(rows, 0.25, 4)
+    train, held = calibrate.split_games(rows.game, 0.25, 4)
     assert not set(rows.game[train].tolist()) & set(rows.game[held].tolist())
     fitted = json.loads((tmp_path / "a.json").read_text())["fitted"]
     assert fitted["held_games"] + fitted["train_games"] == len(games)

@@ -59,10 +59,10 @@ def play_noted_game(job: tuple) -> Optional[dict]:
     notes: list = []
     agents = [NotingAgent(notes, seed=seeds[s], params=params) for s in range(players)]
     g = play_game(agents, deal, players, board, record=True, limits=Limits(iterations=iterations))
+    game = {"game": index, "deal": deal, "players": players, "board": board, "iterations": iterations}
     if g.end_reason not in ("treasures", "bag"):
-        return {"game": index, "deal": deal, "ended": False}
-    return {"game": index, "deal": deal, "ended": True, "players": players, "board": board,
-            "iterations": iterations, "ranks": list(g.ranks), "decisions": notes, "record": g.record}
+        return {**game, "ended": False}          # noted, so a resumed run does not play it again
+    return {**game, "ended": True, "ranks": list(g.ranks), "decisions": notes, "record": g.record}
 
 
 def self_play(games: int, seed: int = 0, players: int = 2, board: str = "standard", iterations: int = 1000,
@@ -83,8 +83,11 @@ def self_play(games: int, seed: int = 0, players: int = 2, board: str = "standar
             yield out
 
 
-def read_games(paths: list) -> list:
-    """Return the finished games of data files (one JSON game a line), in game order; raise SearchError on a bad line."""
+def read_games(paths: list, finished_only: bool = True) -> list:
+    """Return the games of data files (one JSON game a line) in (settings, game) order; raise SearchError on a bad line.
+
+    finished_only: only the games that ended by the rules (the others say nothing of who wins).
+    """
     games = {}
     for path in paths:
         try:
@@ -94,10 +97,10 @@ def read_games(paths: list) -> list:
                         continue
                     try:
                         g = json.loads(line)
-                        key = (g["players"], g["board"], g["iterations"], g["game"]) if g.get("ended") else None
+                        key = (g["players"], g["board"], g["iterations"], g["game"])
                     except (ValueError, KeyError, TypeError) as e:
                         raise SearchError(f"{path}:{n}: not a calibration game ({type(e).__name__}: {e})") from None
-                    if key is not None:
+                    if g.get("ended") or not finished_only:
                         games[key] = g
         except OSError as e:
             raise SearchError(f"cannot read {path}: {e.strerror or e}") from None
@@ -136,23 +139,26 @@ def rows_of(games: list, skip: int = 0) -> Rows:
     return Rows(np.array(x), np.array(rank), np.array(share), np.array(game), np.array(low), np.array(high))
 
 
-def split_games(rows: Rows, holdout: float, seed: int) -> tuple:
-    """Return (training, held-out) masks over rows, whole games held out (a seeded share of them)."""
+def split_games(game, holdout: float, seed: int, label: str = "calibrate-holdout") -> tuple:
+    """Return (training, held-out) masks over rows given each row's game, whole games held out (a seeded share)."""
     np = need_numpy()
-    games = sorted(set(int(g) for g in rows.game))
-    rng = random.Random(derive_seed(seed, "calibrate-holdout"))
+    games = sorted(set(int(g) for g in game))
+    rng = random.Random(derive_seed(seed, label))
     n = max(1, int(round(holdout * len(games)))) if len(games) > 1 else 0
     held = set(rng.sample(games, n))
-    mask = np.array([int(g) in held for g in rows.game])
+    mask = np.array([int(g) in held for g in game])
     return ~mask, mask
 
 
-def fit_logistic(x, y, ridge: float = 1e-3, iterations: int = 50):
-    """Return the weights of a logistic regression of y (in [0, 1]) on x, by Newton's method with a ridge."""
+def fit_logistic(x, y, ridge: float = 1e-3, iterations: int = 50, free: int = 1):
+    """Return the weights of a logistic regression of y (in [0, 1]) on x, by Newton's method.
+
+    The ridge pulls every weight but the first `free` (the bias, by default) towards 0.
+    """
     np = need_numpy()
     w = np.zeros(x.shape[1])
     pen = ridge * len(y) * np.eye(x.shape[1])
-    pen[0, 0] = 0.0                                   # the bias is not pulled to 0
+    pen[:free, :free] = 0.0
     for _ in range(iterations):
         p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
         grad = x.T @ (p - y) + pen @ w
@@ -246,7 +252,7 @@ def fit(games: list, holdout: float = 0.25, seed: int = 0, ridge: float = 1e-3) 
         raise SearchError(f"games of several settings {sorted(kinds)}: fit one player count, board and budget at a time")
     players, board, iterations = kinds.pop()
     rows = rows_of(games)
-    train, held = split_games(rows, holdout, seed)
+    train, held = split_games(rows.game, holdout, seed)
     cal = fit_map(rows, train, players, board, iterations, ridge)
     p, y = predict(cal, rows.x[held]), rows.share[held]
     raw = 1.0 / (1.0 + np.exp(-rows.x[held][:, FEATURES.index("value_logit")]))

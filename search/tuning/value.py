@@ -38,6 +38,7 @@ from engine.record import replay_record, record_start
 from ext.search import evaluation
 from search.agent import SearchError
 from search.params import SearchParams
+from search.tuning.calibrate import fit_logistic, split_games
 from search.tuning.texel import need_numpy, win_shares
 
 BASE = ("weakest", "second", "third", "strongest", "concave", "presence", "temples", "supporters",
@@ -147,35 +148,18 @@ class ValueFit:
                 f"calibrated handcrafted Brier {m['handcrafted_brier']:.4f}, log loss {m['handcrafted_log_loss']:.4f}")
 
 
-def _fit(x, y, ridge: float, free: int):
-    """Return logistic weights of y on x by Newton's method, the ridge on every column from `free` on."""
-    np = need_numpy()
-    w = np.zeros(x.shape[1])
-    pen = ridge * len(y) * np.eye(x.shape[1])
-    pen[:free, :free] = 0.0
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
-        step = np.linalg.solve((x * (p * (1 - p))[:, None]).T @ x + pen + 1e-9 * np.eye(x.shape[1]),
-                               x.T @ (p - y) + pen @ w)
-        w -= step
-        if np.max(np.abs(step)) < 1e-9:
-            break
-    return w
-
-
-def fit_value(pos: Positions, held_games: set, ridge: float = 0.1) -> ValueFit:
+def fit_value(pos: Positions, holdout: float = 0.25, seed: int = 0, ridge: float = 0.1) -> ValueFit:
     """Fit the learned value and the calibrated handcrafted one on the training games; measure both on the held-out ones."""
     np = need_numpy()
-    held = np.array([int(g) in held_games for g in pos.game])
-    train = ~held
+    train, held = split_games(pos.game, holdout, seed, "value-holdout")
     if not held.any() or not train.any():
         raise SearchError("need games to train on and games to hold out")
     scale = pos.x[train].std(axis=0)
     scale[scale == 0] = 1.0
     free = pos.hand.shape[1]
     x = np.hstack([pos.hand, pos.x[:, 1:] / scale[1:]])      # the learned bias is the handcrafted one's
-    w = _fit(x[train], pos.y[train], ridge, free)
-    wh = _fit(pos.hand[train], pos.y[train], 0.0, free)
+    w = fit_logistic(x[train], pos.y[train], ridge, free=free)
+    wh = fit_logistic(pos.hand[train], pos.y[train], 0.0, free=free)
     p = 1 / (1 + np.exp(-x[held] @ w))
     ph = 1 / (1 + np.exp(-pos.hand[held] @ wh))
     y = pos.y[held]

@@ -236,18 +236,11 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
     from search.tuning import calibrate
     try:
         calibrate.need_numpy()
-        have = calibrate.read_games([data]) if os.path.exists(data) else []
-        mine = [g for g in have if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
+        noted = calibrate.read_games([data], finished_only=False) if os.path.exists(data) else []
+        # games noted unfinished count as done too: replaying them would end the same way
+        mine = [g for g in noted if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
         done = {g["game"] for g in mine}
-        if os.path.exists(data):
-            with open(data) as f:       # unfinished games are noted too, so they are not replayed
-                for line in f:
-                    try:
-                        g = _json.loads(line)
-                    except ValueError:
-                        continue
-                    if not g.get("ended") and g.get("players", players) == players:
-                        done.add(g["game"])
+        mine = [g for g in mine if g["ended"]]
         missing = [i for i in range(games) if i not in done]
         if missing:
             t0, n = time.time(), 0
@@ -260,7 +253,6 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
                         start = b
                 for first, count in runs:
                     for g in calibrate.self_play(count, seed, players, board, budget, backend=runner, first=first):
-                        g.setdefault("players", players)
                         f.write(_json.dumps(g, separators=(",", ":")) + "\n")
                         f.flush()
                         n += 1
@@ -306,8 +298,6 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
 @click.option("--out", metavar="FILE", help="Write the fitted weights and the measures here (JSON).")
 def value_command(data, seed, holdout, skip, ridge, out):
     """Fit a learned value (the handcrafted evaluation plus richer features) and measure it on held-out games."""
-    import random
-    from search.arena.runner import derive_seed
     from search.tuning import calibrate, value
     try:
         value.need_numpy()
@@ -317,9 +307,7 @@ def value_command(data, seed, holdout, skip, ridge, out):
             raise InputError(f"games of {' and '.join(map(str, sorted(counts)))} players: fit one player count at a time")
         t0 = time.time()
         pos = value.positions_of(games, skip=skip)
-        ids = sorted(set(pos.game.tolist()))
-        held = set(random.Random(derive_seed(seed, "value-holdout")).sample(ids, max(1, round(holdout * len(ids)))))
-        fit = value.fit_value(pos, held, ridge)
+        fit = value.fit_value(pos, holdout, seed, ridge)
     except SearchError as e:
         raise InputError(str(e)) from None
     click.echo(fit.report() + f" ({time.time() - t0:.0f}s)")

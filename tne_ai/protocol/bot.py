@@ -36,7 +36,7 @@ from engine.state import State, perft
 from engine.view import SeatView, is_swap, letters, observation_from_public, start_observation
 from search.agent import Limits, SearchError
 from search.baselines import GreedyAgent, RandomAgent, stall_step
-from search.calibration import position_facts, win_chance
+from search.calibration import load_map, position_facts, win_chance
 from search.explain import explain
 from search.ismcts import ISMCTS, NoIterations, world_from_observation
 from search.params import SearchParams
@@ -597,7 +597,8 @@ class BotSession:
                  for c in result.candidates[:self.options["Candidates"]]]
         # the searching seat's chance from its best decision's mean (what the map was fitted on), the others' from the root
         best = result.candidates[0]
-        facts = position_facts(job.observation)
+        obs = job.observation
+        facts = position_facts(obs) if load_map(obs["players"], obs["board"]) is not None else None
         chances = [win_chance(job.observation, s, best.mean if s == job.seat else v, facts=facts)
                    for s, v in enumerate(result.root_value)]
         reply = {"type": "info", "iterations": iterations,
