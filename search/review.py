@@ -115,7 +115,8 @@ def _value_after(searcher: ISMCTS, after: dict, seat: int, limits: Limits, seed:
     a = analyse(searcher, after, limits, seed, samples)
     top = a["candidates"][0] if a["to_act"] else a
     value = (top["mean"] if a["to_act"] else top["value"]), top["low"], top["high"]
-    return value, _chance(after, seat, *value)
+    c = top["win_chance"]          # the analysis has it already
+    return value, ((c["win"], c["low"], c["high"]) if c is not None else value)
 
 
 def decision_value(searcher: ISMCTS, before: dict, action: int, seat: int, limits: Limits, seed: int,
