@@ -156,6 +156,11 @@ KNOBS = (
     # kingdom, a king in the wonder's kingdom (set by reasoning, not tuned).
     Knob("building", float, 0.8, "a leader with its colour's building", kernel="building"),
     Knob("wonder", float, 1.5, "a king in the wonder's kingdom", kernel="wonder"),
+    # "learned": the margin is the learned value's (search.learned_value, the
+    # shipped weights for the player count; the weights above still give its
+    # handcrafted input), "handcrafted": the weights' own.
+    Knob("value", str, "handcrafted", "the evaluation: handcrafted or learned",
+         choices=("handcrafted", "learned")),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -239,6 +244,11 @@ class SearchParams:
         values = self.kernel_values(players)
         tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
         tree.configure(values)
+        if self.value == "learned":
+            from search.learned_value import load_weights
+            tree.set_value_weights(load_weights(players))
+        else:
+            tree.set_value_weights(None)
 
     def eval_weights(self, players: int) -> tuple:
         """Return the evaluation weights for a game of `players` in ext.search.evaluation.EVAL_FIELDS order."""

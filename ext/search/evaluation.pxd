@@ -8,6 +8,13 @@ cdef enum:
     # the most score_actions gives to moving a leader already on the board:
     # a sure revolt (12) less what the move gives up (3)
     MOVE_PRIOR_MAX = 9
+    # the learned value's inputs per seat (value_features; their names are
+    # evaluation.VALUE_FEATURE_NAMES): 4 from the handcrafted evaluation, each
+    # of VALUE_BASE facts less the best opponent's and less the opponents'
+    # mean, and VALUE_TAPERED of those times the progress
+    VALUE_BASE = 19
+    VALUE_TAPERED = 5
+    VALUE_FEATURES = 47      # 4 + 2 * VALUE_BASE + VALUE_TAPERED
 
 ctypedef struct EvalParams:
     # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
@@ -48,6 +55,12 @@ ctypedef struct EvalParams:
     # king in the wonder's kingdom adds wonder * max need (R-VAR-WONDER-4)
     float building
     float wonder
+    # learned = 1: a seat's margin is the learned value's logit times scale
+    # (value_w . value_features, weights already divided by the features'
+    # scale), the state's own needs; the centre and endgame terms apply as
+    # before, to margins the learned value gives the root (fix_needs)
+    int learned
+    float value_w[VALUE_FEATURES]
     # concave[x] = tau*(1-exp(-x/tau)) as colour_concave computes it (in double,
     # so the sum is the same to the bit); totals past the table call exp
     double concave[CONCAVE_TABLE]
@@ -55,10 +68,12 @@ ctypedef struct EvalParams:
 cdef void score_actions(GameState* s, int32_t* actions, int n, int8_t* scores) noexcept nogil
 cdef int merge_scored(int32_t* a, int8_t* a_sc, int na, int32_t* b, int8_t* b_sc, int nb) noexcept nogil
 cdef void evaluate(GameState* s, const EvalParams* ep, float* rewards) noexcept nogil
-cdef EvalParams eval_params_from(weights)
+cdef EvalParams eval_params_from(weights, value_weights=*)
+cdef int set_value_weights(EvalParams* ep, value_weights) except -1
 cdef int finish_eval_params(EvalParams* ep) except -1
 # a struct's fields by name, as a layout {name: (C type "d", "f" or "i", byte offset)} places them
 cdef int store_named(char* base, dict layout, name, value) except -1
 cdef dict load_named(char* base, dict layout)
 cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil
+cdef void value_features(GameState* s, const EvalParams* ep, float* out) noexcept nogil
 cdef int greedy_playout(GameState* s, uint64_t* rng, int max_decisions, float epsilon) noexcept nogil

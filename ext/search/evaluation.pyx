@@ -315,7 +315,10 @@ cdef void fix_needs(GameState* s, EvalParams* ep) noexcept nogil:
     for p in range(s.players):
         colour_values(s, p, ep, &base, ep.fixed_need[p])
     ep.use_fixed_need = 1
-    seat_values(s, ep, vals, NULL)
+    if ep.learned:
+        learned_margins(s, ep, ep.fixed_margin)
+        return
+    seat_values(s, ep, vals, NULL, True)
     for p in range(s.players):
         ep.fixed_margin[p] = seat_margin(vals, s.players, p, ep)
 
@@ -331,11 +334,13 @@ cdef void record_colours(GameState* s, int p, const EvalParams* ep, float base, 
         out.need[c] = need[c]
     out.catastrophes = ep.catastrophe * s.cats_left[p]
 
-cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms* rec) noexcept nogil:
+cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms* rec, bint fixed) noexcept nogil:
     """Write every seat's positional value: colour utility plus its leaders' prospects.
 
-    rec, when not NULL, receives every term as it is added (explain); the
-    search passes NULL, and nothing it computes depends on rec.
+    rec, when not NULL, receives every term as it is added (explain, the
+    learned value's features); the search passes NULL, and nothing it
+    computes depends on rec. fixed: weigh leaders by the root's needs
+    (ep.fixed_need) rather than the state's own.
     """
     cdef uint8_t up_count[NSQ][4]
     cdef uint8_t tre_count[NSQ]
@@ -346,7 +351,7 @@ cdef void seat_values(GameState* s, const EvalParams* ep, float* vals, EvalTerms
     cdef LeaderTerms* lt
     for p in range(s.players):
         colour_values(s, p, ep, &base, need[p])
-        if ep.use_fixed_need:
+        if fixed:
             for c in range(4):
                 need[p][c] = ep.fixed_need[p][c]
         vals[p] = base + ep.catastrophe * s.cats_left[p]
@@ -425,6 +430,95 @@ cdef int compare_final(GameState* s, int p, int q) noexcept nogil:
             return vp[c] - vq[c]
     return 0
 
+cdef inline float game_progress(GameState* s) noexcept nogil:
+    """Return how near the end is, 0..1 (R-END-1): 10 treasures down to 2, or the bag of 143 tiles less the starting hands down to empty."""
+    cdef float progress = (10 - bb_count(s.treasure)) / 8.0
+    if 1.0 - s.bag_len / (143.0 - 6 * s.players) > progress:
+        progress = 1.0 - s.bag_len / (143.0 - 6 * s.players)
+    return progress
+
+# the base facts whose lead over the best opponent is repeated times the
+# progress (a tapered evaluation): weakest total, concave, presence, kings, treasures
+cdef int TAPERED_BASE[VALUE_TAPERED]
+TAPERED_BASE[:] = [0, 4, 5, 10, 16]
+# the logit of the handcrafted reward is clipped where a float reward of 1e-4 would be
+cdef float LOGIT_CLIP = 9.2102
+
+cdef void value_features(GameState* s, const EvalParams* ep, float* out) noexcept nogil:
+    """Write the learned value's inputs of every seat, VALUE_FEATURES a seat (VALUE_FEATURE_NAMES).
+
+    The handcrafted evaluation's logit (the state's own needs, not centred)
+    and the progress; then per base fact (sorted colour totals with
+    treasures on the weakest, concave colour value, the leaders' prospects
+    by part, kings, catastrophes, the hand by colour, treasures taken,
+    leaders on the board, to act) the seat's less the best opponent's and
+    less the opponents' mean; then some of those times the progress.
+    """
+    cdef EvalTerms rec
+    cdef float vals[MAX_PLAYERS]
+    cdef float base[MAX_PLAYERS][VALUE_BASE]
+    cdef float progress = game_progress(s), z, best, mean
+    cdef float* f
+    cdef int p, q, i, j, c, t
+    cdef int x[4]
+    memset(&rec, 0, sizeof(EvalTerms))
+    seat_values(s, ep, vals, &rec, False)
+    for p in range(s.players):
+        for c in range(4):
+            x[c] = rec.seat[p].totals[c]
+        for i in range(1, 4):           # sort the four totals, weakest first
+            t = x[i]
+            j = i - 1
+            while j >= 0 and x[j] > t:
+                x[j + 1] = x[j]
+                j -= 1
+            x[j + 1] = t
+        for c in range(4):
+            base[p][c] = x[c]
+            base[p][12 + c] = s.hand[p][c]
+        base[p][4] = rec.seat[p].concave
+        for i in range(5):
+            base[p][5 + i] = rec.seat[p].leader_parts[i]
+        base[p][10] = rec.seat[p].kings
+        base[p][11] = s.cats_left[p]
+        base[p][16] = s.treasures_taken[p]
+        base[p][17] = 0
+        base[p][18] = 1 if s.to_act == p else 0
+    for i in range(rec.n_leaders):
+        base[rec.leader[i].seat][17] += 1
+    for p in range(s.players):
+        f = out + p * VALUE_FEATURES
+        z = seat_margin(vals, s.players, p, ep) / ep.scale
+        z = LOGIT_CLIP if z > LOGIT_CLIP else (-LOGIT_CLIP if z < -LOGIT_CLIP else z)
+        f[0] = 1.0
+        f[1] = z
+        f[2] = progress
+        f[3] = z * progress
+        for i in range(VALUE_BASE):
+            best = -1e30
+            mean = 0.0
+            for q in range(s.players):
+                if q != p:
+                    mean += base[q][i]
+                    if base[q][i] > best:
+                        best = base[q][i]
+            f[4 + i] = base[p][i] - best
+            f[4 + VALUE_BASE + i] = base[p][i] - mean / (s.players - 1)
+        for i in range(VALUE_TAPERED):
+            f[4 + 2 * VALUE_BASE + i] = f[4 + TAPERED_BASE[i]] * progress
+
+cdef void learned_margins(GameState* s, const EvalParams* ep, float* margins) noexcept nogil:
+    """Write every seat's margin by the learned value: its logit (value_w . features) times scale."""
+    cdef float feats[MAX_PLAYERS * VALUE_FEATURES]
+    cdef float z
+    cdef int p, i
+    value_features(s, ep, feats)
+    for p in range(s.players):
+        z = 0.0
+        for i in range(VALUE_FEATURES):
+            z += ep.value_w[i] * feats[p * VALUE_FEATURES + i]
+        margins[p] = z * ep.scale
+
 cdef inline float seat_margin(float* vals, int players, int p, const EvalParams* ep) noexcept nogil:
     """Return a seat's value minus its opponents' (best weighted by opponents_max, the rest by the mean)."""
     cdef float best = -1e9, mean = 0.0
@@ -445,6 +539,7 @@ cdef void evaluate_terms(GameState* s, const EvalParams* ep, float* rewards, Eva
     """Write evaluate's rewards; rec, when not NULL, receives every term (explain, see seat_values)."""
     cdef int p, q, better, tied
     cdef float vals[MAX_PLAYERS]
+    cdef float learned[MAX_PLAYERS]
     cdef float margin, progress, lead
     cdef double end
     if rec != NULL:
@@ -453,7 +548,7 @@ cdef void evaluate_terms(GameState* s, const EvalParams* ep, float* rewards, Eva
         if rec != NULL:
             # the terms still say what the heuristic would count; the rewards are the ranking's
             rec.over = 1
-            seat_values(s, ep, vals, rec)
+            seat_values(s, ep, vals, rec, ep.use_fixed_need)
             for p in range(s.players):
                 rec.seat[p].value = vals[p]
                 rec.seat[p].margin = seat_margin(vals, s.players, p, ep)
@@ -474,16 +569,17 @@ cdef void evaluate_terms(GameState* s, const EvalParams* ep, float* rewards, Eva
             if rec != NULL:
                 rec.seat[p].reward = rewards[p]
         return
-    seat_values(s, ep, vals, rec)
-    # how near the end is (R-END-1): 10 treasures down to 2, or the bag of
-    # 143 tiles less the starting hands down to empty
-    progress = (10 - bb_count(s.treasure)) / 8.0
-    if 1.0 - s.bag_len / (143.0 - 6 * s.players) > progress:
-        progress = 1.0 - s.bag_len / (143.0 - 6 * s.players)
+    if ep.learned:
+        learned_margins(s, ep, learned)
+        if rec != NULL:     # the handcrafted terms, for explain
+            seat_values(s, ep, vals, rec, ep.use_fixed_need)
+    else:
+        seat_values(s, ep, vals, rec, ep.use_fixed_need)
+    progress = game_progress(s)
     if rec != NULL:
         rec.progress = progress
     for p in range(s.players):
-        margin = seat_margin(vals, s.players, p, ep)
+        margin = learned[p] if ep.learned else seat_margin(vals, s.players, p, ep)
         if rec != NULL:
             rec.seat[p].value = vals[p]
             rec.seat[p].margin = margin
@@ -747,21 +843,74 @@ cdef int finish_eval_params(EvalParams* ep) except -1:
     return 0
 
 
-cdef EvalParams eval_params_from(weights):
-    """Fill an EvalParams from a sequence in EVAL_FIELDS order."""
+cdef EvalParams eval_params_from(weights, value_weights=None):
+    """Fill an EvalParams from a sequence in EVAL_FIELDS order, and the learned value's weights if given."""
     cdef EvalParams ep
+    memset(&ep, 0, sizeof(EvalParams))
     weights = tuple(weights)
     if len(weights) != len(EVAL_FIELDS):
         raise ValueError(f"expected {len(EVAL_FIELDS)} weights ({', '.join(EVAL_FIELDS)}), got {len(weights)}")
     for name, w in zip(EVAL_FIELDS, weights):
         store_named(<char*>&ep, EVAL_LAYOUT, name, w)
     finish_eval_params(&ep)
+    set_value_weights(&ep, value_weights)
     return ep
 
 
-def evaluate_of(CoreState st, weights):
-    """Return the per-seat rewards the search would give this state (weights in EVAL_FIELDS order)."""
+# The learned value's inputs (value_features writes them in this order): the
+# handcrafted evaluation's logit, the progress, their product; each base fact
+# less the best opponent's ("-best") and less the opponents' mean ("-mean");
+# some "-best" times the progress.
+VALUE_BASE_NAMES = ("weakest", "second", "third", "strongest", "concave", "presence", "temples", "supporters",
+                    "monuments", "treasure_near", "kings", "catastrophes", "hand_k", "hand_r", "hand_b",
+                    "hand_g", "treasures", "leaders", "to_act")
+VALUE_FEATURE_NAMES = (("bias", "handcrafted_logit", "progress", "handcrafted_logit*progress")
+                       + tuple(f"{f}-best" for f in VALUE_BASE_NAMES) + tuple(f"{f}-mean" for f in VALUE_BASE_NAMES)
+                       + tuple(f"{VALUE_BASE_NAMES[TAPERED_BASE[i]]}-best*progress" for i in range(VALUE_TAPERED)))
+assert len(VALUE_BASE_NAMES) == VALUE_BASE and len(VALUE_FEATURE_NAMES) == VALUE_FEATURES
+
+
+cdef int set_value_weights(EvalParams* ep, value_weights) except -1:
+    """Make the learned value the margin, with these weights (VALUE_FEATURE_NAMES order), or None: the handcrafted one."""
+    cdef int i
+    if value_weights is None:
+        ep.learned = 0
+        return 0
+    w = [float(x) for x in value_weights]
+    if len(w) != VALUE_FEATURES:
+        raise ValueError(f"expected {VALUE_FEATURES} learned-value weights ({', '.join(VALUE_FEATURE_NAMES)}), "
+                         f"got {len(w)}")
+    if not all(x == x and abs(x) < 1e30 for x in w):
+        raise ValueError("learned-value weights must be finite numbers")
+    for i in range(VALUE_FEATURES):
+        ep.value_w[i] = w[i]
+    ep.learned = 1
+    return 0
+
+
+def evaluate_repeatedly(CoreState st, weights, long calls, value_weights=None):
+    """Evaluate the state `calls` times without the GIL and return the last rewards (the evaluation benchmark)."""
+    cdef EvalParams ep = eval_params_from(weights, value_weights)
+    cdef float r[MAX_PLAYERS]
+    cdef long i
+    with nogil:
+        for i in range(calls):
+            evaluate(&st.s, &ep, r)
+    return [r[i] for i in range(st.s.players)]
+
+
+def value_features_of(CoreState st, weights):
+    """Return every seat's learned-value inputs (VALUE_FEATURE_NAMES) as the kernel counts them (weights in EVAL_FIELDS order)."""
     cdef EvalParams ep = eval_params_from(weights)
+    cdef float out[MAX_PLAYERS * VALUE_FEATURES]
+    cdef int p, i
+    value_features(&st.s, &ep, out)
+    return [[out[p * VALUE_FEATURES + i] for i in range(VALUE_FEATURES)] for p in range(st.s.players)]
+
+
+def evaluate_of(CoreState st, weights, value_weights=None):
+    """Return the per-seat rewards the search would give this state (weights in EVAL_FIELDS order; the learned value's if given)."""
+    cdef EvalParams ep = eval_params_from(weights, value_weights)
     cdef float r[MAX_PLAYERS]
     evaluate(&st.s, &ep, r)
     return [r[i] for i in range(st.s.players)]
@@ -771,7 +920,7 @@ def seat_values_of(CoreState st, weights):
     """Return every seat's positional value (weights in EVAL_FIELDS order)."""
     cdef EvalParams ep = eval_params_from(weights)
     cdef float v[MAX_PLAYERS]
-    seat_values(&st.s, &ep, v, NULL)
+    seat_values(&st.s, &ep, v, NULL, False)
     return [v[i] for i in range(st.s.players)]
 
 

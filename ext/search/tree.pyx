@@ -25,7 +25,8 @@ from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, Gam
                        debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
                        apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
 from ext.search.evaluation cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
-                             finish_eval_params, fix_needs, merge_scored, store_named, load_named)
+                             finish_eval_params, fix_needs, merge_scored, store_named, load_named,
+                             set_value_weights)
 from ext.search.evaluation import EVAL_LAYOUT
 
 cdef extern from *:
@@ -150,6 +151,19 @@ cdef class Tree:
             store_named(<char*>&p, layout, name, value)
         finish_eval_params(&p.eval)
         self.params = p
+
+    def set_value_weights(self, weights):
+        """Evaluate with the learned value, these weights (evaluation.VALUE_FEATURE_NAMES order), or None: the handcrafted one.
+
+        ValueError names a wrong count or a weight that is not finite; then nothing changes.
+        """
+        cdef MctsParams p = self.params
+        set_value_weights(&p.eval, weights)
+        self.params = p
+
+    def learned_value(self):
+        """Return whether the learned value is the evaluation."""
+        return bool(self.params.eval.learned)
 
     def configuration(self):
         """Return {name: value} of every knob of the kernel (the evaluation's weights as the C floats hold them)."""

@@ -209,20 +209,71 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
 
 # ---------------------------------------------------------------- calibration
 
+def _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address, quiet) -> list:
+    """Return the finished games of the data file at these settings, playing and appending games 0..N-1 it lacks."""
+    import json as _json
+    from search.arena.backends import make_backend
+    from search.tuning import calibrate
+    calibrate.need_numpy()
+    noted = calibrate.read_games([data], finished_only=False) if os.path.exists(data) else []
+    # games noted unfinished count as done too: replaying them would end the same way
+    mine = [g for g in noted if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
+    done = {g["game"] for g in mine}
+    mine = [g for g in mine if g["ended"]]
+    missing = [i for i in range(games) if i not in done]
+    if not missing:
+        return mine
+    t0, n = time.time(), 0
+    try:
+        with open(data, "a") as f, make_backend(backend, jobs, ray_address) as runner:
+            # contiguous runs of missing games, each seeded by its index
+            runs, start = [], missing[0]
+            for a, b in zip(missing, missing[1:] + [None]):
+                if b != a + 1:
+                    runs.append((start, a - start + 1))
+                    start = b
+            for first, count in runs:
+                for g in calibrate.self_play(count, seed, players, board, budget, backend=runner, first=first):
+                    f.write(_json.dumps(g, separators=(",", ":")) + "\n")
+                    f.flush()
+                    n += 1
+                    if g["ended"]:
+                        mine.append(g)
+                    if not quiet:
+                        click.echo(f"game {g['game']}: {'ranks ' + str(g['ranks']) if g['ended'] else 'unfinished'}"
+                                   f" ({n}/{len(missing)}, {time.time() - t0:.0f}s)")
+    except OSError as e:
+        raise InputError(f"cannot write {data}: {e.strerror or e}") from None
+    return mine
+
+
+def self_play_options(games: int, fitted: str):
+    """Add the options of a fit on self-play data (tune calibrate, tune value): the data file, its games, the split."""
+    options = [
+        click.option("--data", metavar="FILE", required=True,
+                     help="Self-play data (one game a JSON line): games already in it are read, missing ones are "
+                          "played and appended as they finish."),
+        click.option("--games", type=click.IntRange(0, 1_000_000), default=games, show_default=True,
+                     help="Self-play games the data must hold (games 0 .. N-1; 0: fit what the data holds)."),
+        click.option("--budget", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
+                     help=f"ISMCTS iterations per decision in the self-play (the {fitted} is for this budget)."),
+        click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True),
+        click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True),
+        click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
+                     help=f"Seed of the self-play and the held-out games: the same seed, the same {fitted}."),
+        click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
+                     help="Share of the games held out of the fit and measured."),
+    ]
+
+    def decorate(f):
+        for option in reversed(options):
+            f = option(f)
+        return f
+    return decorate
+
+
 @tune_command.command("calibrate")
-@click.option("--data", metavar="FILE", required=True,
-              help="Self-play data (one game a JSON line): games already in it are read, missing ones are "
-                   "played and appended as they finish.")
-@click.option("--games", type=click.IntRange(0, 1_000_000), default=400, show_default=True,
-              help="Self-play games the data must hold (games 0 .. N-1; 0: fit what the data holds).")
-@click.option("--budget", type=click.IntRange(1, 10_000_000), default=1000, show_default=True,
-              help="ISMCTS iterations per decision in the self-play (the map is for this budget).")
-@click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)
-@click.option("--board", type=click.Choice(["standard", "advanced"]), default="standard", show_default=True)
-@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
-              help="Seed of the self-play and the held-out games: the same seed, the same map.")
-@click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
-              help="Share of the games held out of the fit and measured.")
+@self_play_options(400, "map")
 @click.option("--out", metavar="FILE", help="Write the fitted map here (the shipped one: "
               "search/data/calibration/<players>p-<board>.json).")
 @click.option("--svg", metavar="FILE", help="Write the held-out reliability diagram here.")
@@ -231,36 +282,9 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
 def calibrate_command(data, games, budget, players, board, seed, holdout, out, svg, jobs, backend, ray_address,
                       quiet):
     """Fit the map from a search's root value to the chance of winning (and of each rank), from self-play."""
-    import json as _json
-    from search.arena.backends import make_backend
     from search.tuning import calibrate
     try:
-        calibrate.need_numpy()
-        noted = calibrate.read_games([data], finished_only=False) if os.path.exists(data) else []
-        # games noted unfinished count as done too: replaying them would end the same way
-        mine = [g for g in noted if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
-        done = {g["game"] for g in mine}
-        mine = [g for g in mine if g["ended"]]
-        missing = [i for i in range(games) if i not in done]
-        if missing:
-            t0, n = time.time(), 0
-            with open(data, "a") as f, make_backend(backend, jobs, ray_address) as runner:
-                # contiguous runs of missing games, each seeded by its index
-                runs, start = [], missing[0]
-                for a, b in zip(missing, missing[1:] + [None]):
-                    if b != a + 1:
-                        runs.append((start, a - start + 1))
-                        start = b
-                for first, count in runs:
-                    for g in calibrate.self_play(count, seed, players, board, budget, backend=runner, first=first):
-                        f.write(_json.dumps(g, separators=(",", ":")) + "\n")
-                        f.flush()
-                        n += 1
-                        if g["ended"]:
-                            mine.append(g)
-                        if not quiet:
-                            click.echo(f"game {g['game']}: {'ranks ' + str(g['ranks']) if g['ended'] else 'unfinished'}"
-                                       f" ({n}/{len(missing)}, {time.time() - t0:.0f}s)")
+        mine = _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address, quiet)
         result = calibrate.fit(mine, holdout, seed)
     except SearchError as e:
         raise InputError(str(e)) from None
@@ -285,32 +309,30 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
 # ---------------------------------------------------------------- learned value
 
 @tune_command.command("value")
-@click.option("--data", "data", multiple=True, metavar="FILE", required=True,
-              help="Calibration self-play data (tne-ai tune calibrate --data): the game records in it. Repeatable.")
-@click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), default=0, show_default=True,
-              help="Seed of the held-out games.")
-@click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
-              help="Share of the games held out of the fit and measured.")
+@self_play_options(0, "weights")
 @click.option("--skip", type=click.IntRange(0, 10_000), default=10, show_default=True,
               help="Opening decisions of each game left out.")
 @click.option("--ridge", type=click.FloatRange(0, 1e6), default=0.1, show_default=True,
               help="Pull of the corrections towards 0 (per row).")
-@click.option("--out", metavar="FILE", help="Write the fitted weights and the measures here (JSON).")
-def value_command(data, seed, holdout, skip, ridge, out):
-    """Fit a learned value (the handcrafted evaluation plus richer features) and measure it on held-out games."""
-    from search.tuning import calibrate, value
+@click.option("--out", metavar="FILE", help="Write the weights file here (the shipped one: "
+              "search/data/value/<players>p.json).")
+@backend_options
+@click.option("--quiet", is_flag=True, help="No line per game.")
+def value_command(data, games, budget, players, board, seed, holdout, skip, ridge, out, jobs, backend,
+                  ray_address, quiet):
+    """Fit the learned value (the handcrafted evaluation plus richer features) on self-play and measure it on held-out games."""
+    from search.tuning import value
     try:
-        value.need_numpy()
-        games = [g for g in calibrate.read_games(list(data)) if g.get("record")]
-        counts = {g["players"] for g in games}
-        if len(counts) > 1:
-            raise InputError(f"games of {' and '.join(map(str, sorted(counts)))} players: fit one player count at a time")
+        mine = [g for g in _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address,
+                                           quiet) if g.get("record")]
         t0 = time.time()
-        pos = value.positions_of(games, skip=skip)
-        fit = value.fit_value(pos, holdout, seed, ridge)
+        pos = value.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
+        t1 = time.time()
+        fit = value.fit_value(pos, players, holdout, seed, ridge)
     except SearchError as e:
         raise InputError(str(e)) from None
-    click.echo(fit.report() + f" ({time.time() - t0:.0f}s)")
+    click.echo(fit.report())
+    click.echo(f"features of {len(pos.y)} rows in {t1 - t0:.1f}s, fit in {time.time() - t1:.1f}s")
     if out:
         try:
             value.save(fit, out)

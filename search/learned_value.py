@@ -1,0 +1,60 @@
+"""The learned value's shipped weights: read, checked against the defaults they were fitted for, cached.
+
+The model is ext.search.evaluation's: a logistic over value_features (the
+handcrafted evaluation's logit and progress, then richer facts of each seat
+against its opponents); `tne-ai tune value` fits it (search.tuning.value)
+and writes a weights file. A file holds {"format", "players", "defaults"
+(search.calibration.defaults_fingerprint of the defaults it was fitted at),
+"features" (the kernel's VALUE_FEATURE_NAMES, in order), "weights" (the
+kernel's, one a feature), "measures"}. The search uses the weights when its
+`value` knob is "learned" (search.params).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Optional
+
+from search.agent import SearchError
+
+VALUE_FORMAT = "tne-ai value 1"
+DATA_DIR = os.path.join(os.path.dirname(__file__), "data", "value")
+_CACHE: dict = {}
+
+
+def weights_path(players: int) -> str:
+    """Return where the shipped weights for a player count live (fitted on the standard board)."""
+    return os.path.join(DATA_DIR, f"{int(players)}p.json")
+
+
+def check_weights(doc, source: str) -> list:
+    """Return a weights file's kernel weights; SearchError names what is wrong with it."""
+    from ext.search.evaluation import VALUE_FEATURE_NAMES
+    if not isinstance(doc, dict) or doc.get("format") != VALUE_FORMAT:
+        raise SearchError(f"{source}: not a learned-value file (\"format\" must be {VALUE_FORMAT!r})")
+    if doc.get("features") != list(VALUE_FEATURE_NAMES):
+        raise SearchError(f"{source}: fitted on other features than the kernel's value_features (refit it)")
+    w = doc.get("weights")
+    if (not isinstance(w, list) or len(w) != len(VALUE_FEATURE_NAMES)
+            or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in w)):
+        raise SearchError(f"{source}: \"weights\" must be {len(VALUE_FEATURE_NAMES)} finite numbers")
+    return [float(x) for x in w]
+
+
+def load_weights(players: int, path: Optional[str] = None) -> list:
+    """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
+    path = path or weights_path(players)
+    if path not in _CACHE:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except FileNotFoundError:
+            raise SearchError(f"no learned value for {players} players ({path} is missing)") from None
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            raise SearchError(f"cannot read the learned value {path}: {e}") from None
+        weights = check_weights(doc, path)
+        if doc.get("players") != players:
+            raise SearchError(f"{path}: fitted for {doc.get('players')} players, not {players}")
+        _CACHE[path] = weights
+    return _CACHE[path]
