@@ -37,7 +37,8 @@ from search.params import SearchParams
 from search.tuning.calibrate import fit_logistic, split_games
 from search.tuning.texel import need_numpy, win_shares
 
-FREE = 4        # the handcrafted logit, the progress and their product (with the bias): fitted without ridge
+FREE = 4        # the bias, the handcrafted logit, the progress and their product: the calibrated handcrafted value
+SEARCH_FREE = (0, 1)    # the learned value's columns fitted without ridge: the bias and the handcrafted logit
 
 
 @dataclass
@@ -117,29 +118,43 @@ class ValueFit:
 def fit_value(pos: Positions, players: int, holdout: float = 0.25, seed: int = 0, ridge: float = 0.1) -> ValueFit:
     """Fit the learned value and the calibrated handcrafted one on the training games; measure both on the held-out ones.
 
-    The corrections are standardised for the fit (so one ridge suits them
-    all) and the weights returned divided by their scale, so the kernel
-    takes the raw features.
+    The learned value's logit is a + b * (the handcrafted logit) + the
+    corrections; its weight on the handcrafted logit does not change with
+    the progress (SEARCH_FREE), so that no stage of the game sees it vanish
+    or turn negative, as a product with the progress fitted for prediction
+    does at the opening. The corrections are standardised for the fit (so
+    one ridge suits them all). The kernel's weights are the fitted ones
+    divided by the corrections' scale and by b: the search reads the learned
+    value in the handcrafted logit's units, for which its exploration was
+    tuned (the win chance a player sees comes from search.calibration).
     """
     np = need_numpy()
     train, held = split_games(pos.game, holdout, seed, "value-holdout")
     if not held.any() or not train.any():
         raise SearchError("need games to train on and games to hold out")
-    scale = pos.x[train].std(axis=0)
-    scale[:FREE] = 1.0
+    cols = list(SEARCH_FREE) + list(range(FREE, pos.x.shape[1]))
+    x = pos.x[:, cols]
+    scale = x[train].std(axis=0)
+    scale[:len(SEARCH_FREE)] = 1.0
     scale[scale == 0] = 1.0
-    x = pos.x / scale
-    w = fit_logistic(x[train], pos.y[train], ridge, free=FREE)
+    x = x / scale
+    w = fit_logistic(x[train], pos.y[train], ridge, free=len(SEARCH_FREE))
     wh = fit_logistic(pos.hand[train], pos.y[train], 0.0, free=FREE)
     p = 1 / (1 + np.exp(-x[held] @ w))
     ph = 1 / (1 + np.exp(-pos.hand[held] @ wh))
     y = pos.y[held]
-    measures = {"ridge": ridge, "seed": seed, "holdout": holdout,
+    slope = float(w[1])
+    if slope <= 0:
+        raise SearchError(f"the fit gives the handcrafted logit a weight of {slope:.3f}: too little data to learn from")
+    kernel = [0.0] * pos.x.shape[1]
+    for i, c in enumerate(cols):
+        kernel[c] = float(w[i] / scale[i] / slope)
+    measures = {"ridge": ridge, "seed": seed, "holdout": holdout, "handcrafted_weight": slope,
                 "train_positions": int(train.sum()), "held_positions": int(held.sum()),
                 "train_games": len(set(pos.game[train].tolist())), "held_games": len(set(pos.game[held].tolist())),
                 "learned_brier": float(((p - y) ** 2).mean()), "learned_log_loss": log_loss(p, y),
                 "handcrafted_brier": float(((ph - y) ** 2).mean()), "handcrafted_log_loss": log_loss(ph, y)}
-    return ValueFit(players, [float(a) for a in w / scale], measures)
+    return ValueFit(players, kernel, measures)
 
 
 def save(fit: ValueFit, path: str) -> None:
