@@ -1,16 +1,18 @@
-"""The learned value's shipped weights: read, checked against the defaults they were fitted for, cached.
+"""The learned value's shipped weights: read, checked against the evaluation weights they were fitted on, cached.
 
 The model is ext.search.evaluation's: a logistic over value_features (the
 handcrafted evaluation's logit and progress, then richer facts of each seat
 against its opponents); `tne-ai tune value` fits it (search.tuning.value)
-and writes a weights file. A file holds {"format", "players", "defaults"
-(search.calibration.defaults_fingerprint of the defaults it was fitted at),
-"features" (the kernel's VALUE_FEATURE_NAMES, in order), "weights" (the
-kernel's, one a feature), "measures"}. The search uses the weights when its
-`value` knob is "learned" (search.params).
+and writes a weights file. A file holds {"format", "players", "evaluation"
+(evaluation_fingerprint: the handcrafted weights its features were counted
+with, which a test checks against today's defaults), "features" (the
+kernel's VALUE_FEATURE_NAMES, in order), "weights" (the kernel's, one a
+feature), "self_play" (the games it was fitted on), "measures"}. The search
+uses the weights when its `value` knob is "learned" (search.params).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -21,6 +23,15 @@ from search.agent import SearchError
 VALUE_FORMAT = "tne-ai value 1"
 DATA_DIR = os.path.join(os.path.dirname(__file__), "data", "value")
 _CACHE: dict = {}
+
+
+def evaluation_fingerprint(players: int) -> str:
+    """Return a short hash of what the learned value's features depend on: the default evaluation weights for a player count and the features' names."""
+    from ext.search import evaluation
+    from search.params import SearchParams
+    text = json.dumps({"weights": list(SearchParams().eval_weights(players)), "eval": list(evaluation.EVAL_FIELDS),
+                       "features": list(evaluation.VALUE_FEATURE_NAMES)}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def weights_path(players: int) -> str:

@@ -16,9 +16,8 @@ import engine
 from ext.search import evaluation
 from ext.search.tree import Tree
 from search.agent import Limits, SearchError
-from search.calibration import defaults_fingerprint
 from search.ismcts import ISMCTS
-from search.learned_value import DATA_DIR, VALUE_FORMAT, check_weights, load_weights, weights_path
+from search.learned_value import DATA_DIR, VALUE_FORMAT, check_weights, evaluation_fingerprint, load_weights, weights_path
 from search.params import SearchParams, params_from_dict
 from tne_ai.cli import main
 
@@ -206,13 +205,14 @@ def test_a_weights_file_that_is_not_one_is_refused_naming_what_is_wrong(tmp_path
 # ---------------------------------------------------------------- the shipped weights
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_weights_ship_for_every_player_count_fitted_at_todays_defaults(players):
+def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights(players):
     doc = json.loads(open(weights_path(players)).read())
     assert doc["format"] == VALUE_FORMAT and doc["players"] == players
     assert doc["features"] == list(NAMES)
     # refit (docs/tuning.md) when a default or an evaluation weight changes
-    assert doc["defaults"] == defaults_fingerprint(players), (
-        f"{weights_path(players)} was fitted for other defaults: refit it with tne-ai tune value")
+    assert doc["evaluation"] == evaluation_fingerprint(players), (
+        f"{weights_path(players)} was fitted on other evaluation weights: refit it with tne-ai tune value")
+    assert doc["self_play"]["board"] == "standard" and doc["self_play"]["budget"] == 1000
     m = doc["measures"]
     assert m["held_games"] > 0 and 0 < m["learned_brier"] < 0.25
     assert len(load_weights(players)) == len(NAMES)

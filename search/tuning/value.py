@@ -96,15 +96,14 @@ class ValueFit:
     players: int
     weights: list
     measures: dict
+    self_play: dict = None      # what the games were: budget, board, games, seed (tne-ai tune value)
 
     def to_dict(self) -> dict:
         """Return the weights file's content (search.learned_value reads it)."""
-        from search.calibration import defaults_fingerprint
-        from search.learned_value import VALUE_FORMAT
-        return {"format": VALUE_FORMAT, "players": self.players,
-                "defaults": defaults_fingerprint(self.players),
+        from search.learned_value import VALUE_FORMAT, evaluation_fingerprint
+        return {"format": VALUE_FORMAT, "players": self.players, "evaluation": evaluation_fingerprint(self.players),
                 "features": list(evaluation.VALUE_FEATURE_NAMES), "weights": self.weights,
-                "measures": self.measures}
+                "self_play": self.self_play, "measures": self.measures}
 
     def report(self) -> str:
         """Return a few lines saying what was measured."""

@@ -329,6 +329,7 @@ def value_command(data, games, budget, players, board, seed, holdout, skip, ridg
         pos = value.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
         t1 = time.time()
         fit = value.fit_value(pos, players, holdout, seed, ridge)
+        fit.self_play = {"board": board, "budget": budget, "games": len(mine), "seed": seed}
     except SearchError as e:
         raise InputError(str(e)) from None
     click.echo(fit.report())
