@@ -158,9 +158,12 @@ KNOBS = (
     Knob("wonder", float, 1.5, "a king in the wonder's kingdom", kernel="wonder"),
     # "learned": the margin is the learned value's (search.learned_value, the
     # shipped weights for the player count; the weights above still give its
-    # handcrafted input), "handcrafted": the weights' own.
-    Knob("value", str, "handcrafted", "the evaluation: handcrafted or learned",
-         choices=("handcrafted", "learned")),
+    # handcrafted input), "handcrafted": the weights' own. None: by players,
+    # learned with 2 and 4 (SPRT at equal time against the handcrafted value,
+    # elo0=0 elo1=10: H1 with 4 players after 416 games, +62 Elo), the
+    # handcrafted value with 3 (untested).
+    Knob("value", str, None, "the evaluation: handcrafted or learned", choices=("handcrafted", "learned"),
+         by_players={2: "learned", 3: "handcrafted", 4: "learned"}),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -194,7 +197,7 @@ class SearchParams:
 
     def __post_init__(self):
         for k in KNOBS:
-            if k.choices and getattr(self, k.name) not in k.choices:
+            if k.choices and getattr(self, k.name) not in k.choices + ((None,) if k.default is None else ()):
                 raise SearchError(f"{k.name} must be {' or '.join(map(repr, k.choices))}, "
                                   f"got {getattr(self, k.name)!r}")
         if self.rollout_depth < 0 or (self.rollout_rounds is not None and self.rollout_rounds < 0):
@@ -244,7 +247,7 @@ class SearchParams:
         values = self.kernel_values(players)
         tree.set_memory_limit(self.tree_memory_mb * MIB // workers)
         tree.configure(values)
-        if self.value == "learned":
+        if self.resolved(players).value == "learned":
             from search.learned_value import load_weights
             tree.set_value_weights(load_weights(players))
         else:
@@ -258,7 +261,7 @@ class SearchParams:
 
 
 def field_kind(name: str) -> str:
-    """Return a field's kind: "float", "int", "bool", "str", "int?" or "float?" (KeyError if no knob has that name)."""
+    """Return a field's kind: "float", "int", "bool", "str", or with "?" ("int?") when None is a value too (KeyError if no knob has that name)."""
     return KNOB[name].kind
 
 
@@ -274,7 +277,9 @@ def check_value(name: str, value, source: str = "params") -> object:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == "bool" and not isinstance(value, bool):
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
-    if kind == "str" and value not in knob.choices:
+    if kind == "str?" and value is None:
+        return None
+    if kind in ("str", "str?") and value not in knob.choices:
         raise SearchError(f"{source}: field {name!r} must be one of {', '.join(knob.choices)}, got {value!r}")
     if kind == "int?" and value is None:
         return None

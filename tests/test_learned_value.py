@@ -128,14 +128,15 @@ def test_without_learned_weights_the_evaluation_is_the_handcrafted_one():
     assert evaluation.evaluate_of(s, weights, None) == evaluation.evaluate_of(s, weights)
 
 
-def test_the_search_takes_the_learned_value_only_when_asked():
+def test_the_search_takes_the_learned_value_by_default_with_2_and_4_players_and_when_asked():
     tree = Tree()
-    SearchParams().configure(tree, 2)
-    assert not tree.learned_value()
-    SearchParams(value="learned").configure(tree, 2)
-    assert tree.learned_value()
-    SearchParams().configure(tree, 2)
-    assert not tree.learned_value()
+    for players, default in ((2, True), (3, False), (4, True)):
+        SearchParams().configure(tree, players)
+        assert tree.learned_value() == default
+        SearchParams(value="handcrafted").configure(tree, players)
+        assert not tree.learned_value()
+        SearchParams(value="learned").configure(tree, players)
+        assert tree.learned_value()
 
 
 def test_a_search_with_the_learned_value_is_seeded_and_differs_from_the_handcrafted_one():
@@ -168,7 +169,7 @@ def test_the_learned_search_never_peeks_at_hidden_tiles():
 
 def test_learned_weights_of_the_wrong_count_or_not_finite_are_refused_and_change_nothing():
     tree = Tree()
-    SearchParams().configure(tree, 2)
+    SearchParams(value="handcrafted").configure(tree, 2)
     with pytest.raises(ValueError, match=f"expected {len(NAMES)} learned-value weights"):
         tree.set_value_weights([0.0] * 3)
     with pytest.raises(ValueError, match="finite"):
@@ -212,7 +213,9 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
     # refit (docs/tuning.md) when a default or an evaluation weight changes
     assert doc["evaluation"] == evaluation_fingerprint(players), (
         f"{weights_path(players)} was fitted on other evaluation weights: refit it with tne-ai tune value")
+    # fitted on the handcrafted search's self-play (tne-ai tune value --value handcrafted)
     assert doc["self_play"]["board"] == "standard" and doc["self_play"]["budget"] == 1000
+    assert doc["self_play"]["value"] == "handcrafted"
     m = doc["measures"]
     assert m["held_games"] > 0 and 0 < m["learned_brier"] < 0.25
     assert len(load_weights(players)) == len(NAMES)

@@ -59,7 +59,8 @@ def play_noted_game(job: tuple) -> Optional[dict]:
     notes: list = []
     agents = [NotingAgent(notes, seed=seeds[s], params=params) for s in range(players)]
     g = play_game(agents, deal, players, board, record=True, limits=Limits(iterations=iterations))
-    game = {"game": index, "deal": deal, "players": players, "board": board, "iterations": iterations}
+    game = {"game": index, "deal": deal, "players": players, "board": board, "iterations": iterations,
+            "value": params.resolved(players).value}
     if g.end_reason not in ("treasures", "bag"):
         return {**game, "ended": False}          # noted, so a resumed run does not play it again
     return {**game, "ended": True, "ranks": list(g.ranks), "decisions": notes, "record": g.record}

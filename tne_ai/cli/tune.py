@@ -209,15 +209,19 @@ def texel_command(records, games, agent, budget, players, board, variants, seed,
 
 # ---------------------------------------------------------------- calibration
 
-def _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address, quiet) -> list:
+def _self_play_data(data, games, budget, players, board, seed, value, jobs, backend, ray_address, quiet) -> list:
     """Return the finished games of the data file at these settings, playing and appending games 0..N-1 it lacks."""
+    params = SearchParams(value=value)
+    value = params.resolved(players).value
     import json as _json
     from search.arena.backends import make_backend
     from search.tuning import calibrate
     calibrate.need_numpy()
     noted = calibrate.read_games([data], finished_only=False) if os.path.exists(data) else []
     # games noted unfinished count as done too: replaying them would end the same way
-    mine = [g for g in noted if (g["players"], g["board"], g["iterations"]) == (players, board, budget)]
+    # games noted before the value knob existed were played with the handcrafted value
+    mine = [g for g in noted if (g["players"], g["board"], g["iterations"], g.get("value", "handcrafted"))
+            == (players, board, budget, value)]
     done = {g["game"] for g in mine}
     mine = [g for g in mine if g["ended"]]
     missing = [i for i in range(games) if i not in done]
@@ -233,7 +237,7 @@ def _self_play_data(data, games, budget, players, board, seed, jobs, backend, ra
                     runs.append((start, a - start + 1))
                     start = b
             for first, count in runs:
-                for g in calibrate.self_play(count, seed, players, board, budget, backend=runner, first=first):
+                for g in calibrate.self_play(count, seed, players, board, budget, params, backend=runner, first=first):
                     f.write(_json.dumps(g, separators=(",", ":")) + "\n")
                     f.flush()
                     n += 1
@@ -263,6 +267,9 @@ def self_play_options(games: int, fitted: str):
                      help=f"Seed of the self-play and the held-out games: the same seed, the same {fitted}."),
         click.option("--holdout", type=click.FloatRange(0.05, 0.9), default=0.25, show_default=True,
                      help="Share of the games held out of the fit and measured."),
+        click.option("--value", type=click.Choice(["handcrafted", "learned"]),
+                     help="The evaluation of the self-play's search (default: the search's default for the "
+                          "player count)."),
     ]
 
     def decorate(f):
@@ -279,12 +286,12 @@ def self_play_options(games: int, fitted: str):
 @click.option("--svg", metavar="FILE", help="Write the held-out reliability diagram here.")
 @backend_options
 @click.option("--quiet", is_flag=True, help="No line per game.")
-def calibrate_command(data, games, budget, players, board, seed, holdout, out, svg, jobs, backend, ray_address,
-                      quiet):
+def calibrate_command(data, games, budget, players, board, seed, holdout, value, out, svg, jobs, backend,
+                      ray_address, quiet):
     """Fit the map from a search's root value to the chance of winning (and of each rank), from self-play."""
     from search.tuning import calibrate
     try:
-        mine = _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address, quiet)
+        mine = _self_play_data(data, games, budget, players, board, seed, value, jobs, backend, ray_address, quiet)
         result = calibrate.fit(mine, holdout, seed)
     except SearchError as e:
         raise InputError(str(e)) from None
@@ -318,25 +325,26 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, out, s
               "search/data/value/<players>p.json).")
 @backend_options
 @click.option("--quiet", is_flag=True, help="No line per game.")
-def value_command(data, games, budget, players, board, seed, holdout, skip, ridge, out, jobs, backend,
+def value_command(data, games, budget, players, board, seed, holdout, value, skip, ridge, out, jobs, backend,
                   ray_address, quiet):
     """Fit the learned value (the handcrafted evaluation plus richer features) on self-play and measure it on held-out games."""
-    from search.tuning import value
+    from search.tuning import value as value_fit
     try:
-        mine = [g for g in _self_play_data(data, games, budget, players, board, seed, jobs, backend, ray_address,
-                                           quiet) if g.get("record")]
+        mine = [g for g in _self_play_data(data, games, budget, players, board, seed, value, jobs, backend,
+                                           ray_address, quiet) if g.get("record")]
         t0 = time.time()
-        pos = value.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
+        pos = value_fit.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
         t1 = time.time()
-        fit = value.fit_value(pos, players, holdout, seed, ridge)
-        fit.self_play = {"board": board, "budget": budget, "games": len(mine), "seed": seed}
+        fit = value_fit.fit_value(pos, players, holdout, seed, ridge)
+        fit.self_play = {"board": board, "budget": budget, "games": len(mine), "seed": seed,
+                         "value": SearchParams(value=value).resolved(players).value}
     except SearchError as e:
         raise InputError(str(e)) from None
     click.echo(fit.report())
     click.echo(f"features of {len(pos.y)} rows in {t1 - t0:.1f}s, fit in {time.time() - t1:.1f}s")
     if out:
         try:
-            value.save(fit, out)
+            value_fit.save(fit, out)
         except OSError as e:
             raise InputError(f"cannot write {out}: {e.strerror or e}") from None
         click.echo(f"wrote {out}")
