@@ -463,3 +463,29 @@ def test_the_kept_records_of_the_3_player_fit_read_back_undecided(tmp_path, monk
     assert out.startswith("629 games, 3 players, standard board, seed 3300, lineup ismcts-texel3p ismcts ismcts")
     assert "Elo ismcts-texel3p - ismcts: +11  95% [-16, +38]  (pairwise score share 0.516)" in out
     assert "LLR 0.43 [-2.94, 2.94], no decision after 209 deals" in out
+
+
+@pytest.mark.parametrize("players, lineup, head, elo, decision", [
+    (2, "a,b", "590 games, 2 players, standard board, seed 26200, lineup ismcts-learned ismcts",
+     "Elo ismcts-learned - ismcts: +66  95% [+37, +94]  (pairwise score share 0.593)",
+     "LLR 2.99 [-2.94, 2.94], H1 accepted after 295 deals"),
+    (4, "a,b,a,b", "416 games, 4 players, standard board, seed 26400, lineup ismcts-learned ismcts",
+     "Elo ismcts-learned - ismcts: +62  95% [+28, +96]  (pairwise score share 0.588)",
+     "LLR 2.95 [-2.94, 2.94], H1 accepted after 104 deals"),
+])
+@pytest.mark.slow
+def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, monkeypatch, capsys, players, lineup,
+                                                                     head, elo, decision):
+    """tests/data/records keeps the games of the SPRTs that made the learned value the default (docs/strength.md): read back, they decide as they did."""
+    from search import params
+    monkeypatch.chdir(_unpack_records(tmp_path, f"sprt-{players}p-learned-seed26{players}00"))
+    # the baseline was the handcrafted value, the default when they ran
+    monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
+    assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
+                       "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
+                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(head)
+    assert elo in out
+    assert decision in out
