@@ -74,6 +74,8 @@ class Knob:
     option: Optional[str] = None    # the `tne-ai bot` protocol option that sets it; None: none
     option_range: Optional[tuple] = None  # the option's (min, max) where narrower than (low, high)
     flag: Optional[str] = None      # the `tne-ai bot` flag that sets the option
+    absent_means: Optional[object] = None  # the value that plays as the search did before the knob
+                                    #   existed: what a kept match's settings that lack it meant
 
     @property
     def kind(self) -> str:
@@ -163,7 +165,7 @@ KNOBS = (
     # elo0=0 elo1=10: H1 with 4 players after 416 games, +62 Elo), the
     # handcrafted value with 3 (untested).
     Knob("value", str, None, "the evaluation: handcrafted or learned", choices=("handcrafted", "learned"),
-         by_players={2: "learned", 3: "handcrafted", 4: "learned"}),
+         by_players={2: "learned", 3: "handcrafted", 4: "learned"}, absent_means="handcrafted"),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -258,6 +260,12 @@ class SearchParams:
         from ext.search.evaluation import EVAL_FIELDS
         values = self.kernel_values(players)
         return tuple(values[name] for name in EVAL_FIELDS)
+
+
+def with_absent_knobs(values: dict) -> dict:
+    """Return a {field: value} mapping kept before some knobs existed, with those knobs at the values that played then."""
+    return {**{k.name: k.absent_means for k in KNOBS if k.absent_means is not None and k.name not in values},
+            **values}
 
 
 def field_kind(name: str) -> str:

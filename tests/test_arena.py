@@ -267,6 +267,23 @@ def test_a_resume_refuses_records_of_another_match(tmp_path):
         run_match(facs, games=4, players=2, seed=99, record_dir=str(other), resume=True)
 
 
+def test_a_kept_match_without_a_knob_added_since_resumes_as_it_played_then(tmp_path):
+    """A match.json written before the `value` knob existed meant the handcrafted value."""
+    import json
+    from search.arena.runner import match_settings_check
+    from search.params import SearchParams
+
+    def settings(params):
+        return {"players": 2, "agents": {"ismcts": {"agent": "ISMCTSAgent", "params": params}}}
+
+    old = SearchParams(value="handcrafted").resolved(2).to_dict()
+    del old["value"]
+    (tmp_path / "match.json").write_text(json.dumps(settings(old)))
+    match_settings_check(str(tmp_path), settings(SearchParams(value="handcrafted").resolved(2).to_dict()), True)
+    with pytest.raises(ValueError, match="'value': 'handcrafted'.*then.*'value': 'learned'.*now"):
+        match_settings_check(str(tmp_path), settings(SearchParams(value="learned").resolved(2).to_dict()), True)
+
+
 def test_a_resume_refuses_an_unfinished_record(tmp_path):
     facs = {"greedy": GreedyAgent, "random": RandomAgent}
     run_match(facs, games=2, players=2, seed=11, record_dir=str(tmp_path))
@@ -404,8 +421,11 @@ def _unpack_records(tmp_path, name):
 @pytest.mark.slow
 def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
     """tests/data/records keeps the 4-player games against three greedy of the tail after 3 and half the widening (now the defaults): the same shares."""
+    from search import params
     from search.params import SearchParams
     monkeypatch.chdir(_unpack_records(tmp_path, "4p-vs-greedy-tail3-widen05"))
+    # they ran with the handcrafted value, the 4-player default before the learned one
+    monkeypatch.setitem(params.KNOB["value"].by_players, 4, "handcrafted")
     assert SearchParams.load("w05t3.json").resolved(4) == SearchParams().resolved(4)
     assert arena_cli(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
                        "--iterations", "1000", "--games", "400", "--seed", str(seed), "--jobs", "2",
@@ -436,6 +456,8 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
     """tests/data/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, name))
+    # they ran with the handcrafted value, the 4-player default before the learned one
+    monkeypatch.setitem(params.KNOB["value"].by_players, 4, "handcrafted")
     if old_defaults:
         # the tables are the knobs' own (search.params.KNOBS): set their entries back, not the names
         for table, old in zip((params.DEFAULT_TAIL_AFTER, params.DEFAULT_WIDEN_COEF), old_defaults):

@@ -337,17 +337,21 @@ def test_tune_texel_without_numpy_says_how_to_get_it(monkeypatch, tmp_path):
     assert "needs numpy" in line and ".[tune]" in line
 
 
-def test_the_kept_spsa_runs_read_back_to_the_params_their_sprts_played(tmp_path):
+def test_the_kept_spsa_runs_read_back_to_the_params_their_sprts_played(tmp_path, monkeypatch):
     """docs/strength.md's SPSA runs: each checkpoint resumes, and its theta is the params file its SPRT played."""
     import tarfile
     from pathlib import Path
+    from search import params
     from search.tuning.spsa import Spsa
+    # they ran with the handcrafted value, the default before the learned one
+    for players in (2, 4):
+        monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
     kept = Path(__file__).parent / "data" / "records" / "spsa-2p-4p.tar.xz"
     with tarfile.open(kept) as tar:
         tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     run2 = Spsa.resume(str(tmp_path / "spsa2p-checkpoint.json"))
     assert (run2.k, run2.config.players, sum(e["games"] for e in run2.history)) == (300, 2, 1200)
-    assert run2.params() == SearchParams.load(str(tmp_path / "spsa2p.json"))
+    assert run2.params() == SearchParams.load(str(tmp_path / "spsa2p.json")).resolved(2)
     run4 = Spsa.resume(str(tmp_path / "spsa4p-checkpoint.json"))
     assert (run4.k, run4.config.players, sum(e["games"] for e in run4.history)) == (244, 4, 976)
     played = SearchParams.load(str(tmp_path / "spsa4p.json"))

@@ -507,6 +507,7 @@ def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
                 before = json.load(f)
         except (OSError, ValueError) as e:
             raise ValueError(f"{path}: unreadable: {e}") from e
+        before = _with_absent_knobs(before)
         changed = sorted(k for k in set(before) | set(settings) if before.get(k) != settings.get(k))
         if changed:
             raise ValueError(f"cannot resume: {path} was written by a match with other settings ("
@@ -521,6 +522,18 @@ def match_settings_check(record_dir: str, settings: dict, resume: bool) -> None:
         raise ValueError(f"{record_dir} already holds game records: resume that match (--resume) "
                          f"or give an empty directory")
     write_atomically(path, json.dumps(settings, indent=1, sort_keys=True) + "\n")
+
+
+def _with_absent_knobs(settings: dict) -> dict:
+    """Return kept match settings whose agents' params lack knobs added since, with the values that played then."""
+    from search.params import with_absent_knobs
+    agents = settings.get("agents")
+    if not isinstance(agents, dict):
+        return settings
+    return {**settings, "agents": {
+        name: ({**a, "params": with_absent_knobs(a["params"])} if isinstance(a, dict) and isinstance(a.get("params"), dict)
+               else a)
+        for name, a in agents.items()}}
 
 
 def _play_planned(job: tuple) -> GameResult:
