@@ -93,7 +93,8 @@ def test_a_seat_far_behind_is_shown_a_low_win_chance():
     chance = a["win_chance"]
     assert chance["low"] <= chance["win"] <= chance["high"]
     assert chance["win"] < 0.35, chance
-    assert a["value"] > 0.5      # the search's own value reads high: that is why the map exists
+    # the search's own value, centred on the root, reads far higher: that is why the map exists
+    assert a["value"] > chance["win"] + 0.2
     text = run("analyze", os.path.join(ROOT, "docs", "examples", "game.txt"), "--ply", 60, "--seat", 1,
                "--iterations", 1000)
     assert f"seat 1 wins {100 * chance['win']:.0f}% of games from here" in text.output
