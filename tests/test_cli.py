@@ -421,6 +421,30 @@ def test_play_against_ismcts_then_end_of_input(tmp_path):
     assert engine.parse_action("pass") in actions
 
 
+def test_play_hint_shows_the_win_chance_of_the_best_decisions_and_changes_nothing(tmp_path):
+    def hint_lines(path, extra=""):
+        res = run("play", "--iterations", 60, "--seed", 4, "--record", path, "--no-color",
+                  input="hint\n" + extra)
+        assert res.exit_code == 0, res.output
+        out = res.stdout.splitlines()
+        at = next(i for i, line in enumerate(out) if line.startswith("hint ("))
+        return out[at:at + 5], res
+
+    lines, res = hint_lines(tmp_path / "a.txt")
+    assert re.fullmatch(r"hint \(60 iterations, from what you know\): seat 0 wins \d+% of games from here "
+                        r"\(\d+%-\d+%\)", lines[0]), lines[0]
+    for rank, line in enumerate(lines[1:4], 1):
+        assert re.fullmatch(rf"  {rank}\. .{{16}} wins \d+% \(\d+-\d+%\), \d+ visits", line), line
+    assert "when the engine plays every seat" in lines[4]
+    # seeded: the same hint again; and the game goes on where it was (nothing played)
+    again, _ = hint_lines(tmp_path / "b.txt")
+    assert again == lines
+    assert "after 0 decision(s)" in res.stdout
+    best = lines[1].split(". ", 1)[1][:16].strip()
+    _, res = hint_lines(tmp_path / "c.txt", best + "\n")
+    assert f"you: {best}" in res.stdout
+
+
 # ---------------------------------------------------------------- the 2015 variants
 
 

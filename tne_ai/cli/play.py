@@ -62,6 +62,7 @@ Enter a decision by its number (see 'moves') or in notation:
   nomonument       build no monument
   treasure j9      take that treasure
 {variants}Commands: moves [filter] (list the legal decisions, e.g. 'moves leader'),
+hint (the engine's best decisions and your chance of winning after each),
 board, help, quit (saves the game record).
 Squares: a1 is the top left, p11 the bottom right. On the board: K R B G
 tiles, k r b g tiles under a monument, 0K seat 0's king (seat digit and
@@ -188,12 +189,16 @@ def make_agent(name: str, seed: int, limits: Limits):
     return RandomAgent(seed)
 
 
+HINT_CANDIDATES = 3     # decisions a hint shows
+
+
 class TerminalGame:
     """One game between the human at the terminal and in-process engines."""
 
     def __init__(self, state, human: int, engines: dict, limits: Limits, recorder: GameRecorder,
-                 record_path: str, color: Optional[bool]):
+                 record_path: str, color: Optional[bool], seed: int = 0):
         self.state = state
+        self.seed = seed                   # the hints' searches: seed, the number of hints before
         self.human = human
         self.engines = engines             # seat -> (name, agent)
         self.limits = limits
@@ -202,6 +207,7 @@ class TerminalGame:
         self.color = color
         self.shown = None                  # the position last drawn for the human
         self.legal: list = []
+        self.hints = 0
 
     # --- output
 
@@ -231,6 +237,22 @@ class TerminalGame:
         cells = [f"{i:>4}. {m:<15}" for i, m in moves]
         for k in range(0, len(cells), 5):
             self.echo("".join(cells[k:k + 5]).rstrip())
+
+    def hint(self) -> None:
+        """Search the human's decision from what they know; show the win chance of the best few decisions."""
+        from search.analysis import analyse_to_act
+        from search.calibration import describe_chance
+        from search.ismcts import ISMCTS
+        a = analyse_to_act(ISMCTS(), self.view(), self.human, self.limits, worker_seed(self.seed, 1000 + self.hints))
+        self.hints += 1
+        self.echo(f"hint ({a['iterations']:,} iterations, from what you know): "
+                  + describe_chance(a["win_chance"], self.human))
+        for c in a["candidates"][:HINT_CANDIDATES]:
+            chance = c.get("win_chance")
+            wins = (f"wins {100 * chance['win']:.0f}% ({100 * chance['low']:.0f}-{100 * chance['high']:.0f}%)"
+                    if chance else f"search value {c['mean']:.3f}")
+            self.echo(f"  {c['rank']}. {c['move']:<16} {wins}, {c['visits']} visits")
+        self.echo("  (the chance of winning after each decision, when the engine plays every seat from there)")
 
     # --- the human's decisions
 
@@ -271,6 +293,9 @@ class TerminalGame:
                 continue
             if cmd == "board":
                 self.show_board()
+                continue
+            if cmd == "hint":
+                self.hint()
                 continue
             if cmd == "moves" or cmd.startswith("moves "):
                 self.list_moves(cmd[5:].strip())
@@ -456,7 +481,7 @@ def play_command(players, seat, engine_names, iterations, seconds, seed, board, 
         record_path = f"tne-ai-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.txt"
     on = f", variants {','.join(state.variants)}" if state.variants else ""
     click.echo(f"tne-ai play: {n} players, {state.board_name} board{on}, seed {seed}")
-    game = TerminalGame(state, seat, engines, limits, recorder, record_path, color)
+    game = TerminalGame(state, seat, engines, limits, recorder, record_path, color, seed)
     code = game.run()
     if code:
         sys.exit(code)
