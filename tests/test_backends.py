@@ -114,6 +114,44 @@ def test_a_pool_worker_that_dies_for_good_loses_only_its_game():
     assert got == {x: x * x for x in range(6) if x != 3}
 
 
+@pytest.mark.slow
+def test_a_killed_pool_worker_loses_only_its_game_and_the_match_ends(tmp_path):
+    """A pool worker killed from outside (SIGKILL) in the middle of a match: its game is played again, the match ends."""
+    marker = str(tmp_path / "pid")
+    factories = {"a": functools.partial(KillMe, marker), "b": RandomAgent}
+    killer = kill_when_marked(marker)
+    res = run_match(factories, games=4, players=2, seed=9, backend=ProcessBackend(2))
+    killer.join(timeout=1)
+    assert os.path.exists(marker)                 # one worker was killed ...
+    assert len(res.games) == 4 and res.lost == []  # ... and its game was played again, the rest as they were
+    local = run_match(factories, games=4, players=2, seed=9)
+    assert outcomes(res) == outcomes(local)
+
+
+def die_once_then_sleep(job):
+    """Job 0 kills its own process once (while `marker` is absent); every job returns (start, end) of a short sleep."""
+    x, marker = job
+    if x == 0 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    start = time.time()
+    time.sleep(0.5)
+    return start, time.time()
+
+
+@pytest.mark.slow
+def test_after_a_death_the_pool_keeps_running_jobs_side_by_side(tmp_path):
+    """One death must not leave the rest of a long match to one process at a time: the replayed jobs overlap."""
+    marker = str(tmp_path / "died")
+    with ProcessBackend(2) as b:
+        got = dict(b.stream(die_once_then_sleep, [(x, marker) for x in range(8)]))
+    assert sorted(got) == list(range(8))
+    died = os.path.getmtime(marker)
+    after = sorted(v for v in got.values() if v[0] > died)
+    assert len(after) >= 2
+    assert any(b0 < a1 for (a0, a1), (b0, b1) in zip(after, after[1:]))
+
+
 def worker_pid(rendezvous: str) -> int:
     """Return this worker's pid once two workers have each taken a job (so both are alive, however slow the start)."""
     open(os.path.join(rendezvous, str(os.getpid())), "w").close()

@@ -12,8 +12,9 @@ search.arena.runner.run_match and tne_ai.referee.match's referee both play throu
   (the referee's default).
 - `ProcessBackend(jobs)`: a spawned process pool (the arena's default for
   jobs > 1); cancel terminates it. Needs no Ray. The jobs a dead worker
-  takes down are played again one at a time, and only the one that keeps
-  killing its process is a `JobLost`.
+  takes down are played again in a fresh pool, and one at a time once a
+  pool finishes none of them; only the one that keeps killing its process
+  is a `JobLost`.
 - `RayBackend(address)`: one Ray task per job (`pip install -e '.[cluster]'`),
   on a local Ray instance or a cluster (docs/cluster.md). A job whose worker
   process dies is replayed on another worker (Ray's task retries, `retries`
@@ -179,9 +180,10 @@ class ProcessBackend(_QueueBackend):
     """Play `jobs` jobs at once in a spawned process pool (fn and jobs must pickle).
 
     A worker that dies (killed, out of memory) breaks the pool and every job
-    it was running with: those jobs are played again one at a time in a
-    fresh single process, so the one that kills its process is found and,
-    after `retries` more deaths, reported as a `JobLost`; the others go on.
+    not finished: those jobs go to a fresh pool, and once a pool fails as
+    many as the one before they are played one at a time in a fresh single process,
+    so the one that kills its process is found and, after `retries` more
+    deaths, reported as a `JobLost`; the others go on.
     When a fresh process cannot even run an empty job, no job can run:
     BackendError, before any replay.
     """
@@ -210,14 +212,37 @@ class ProcessBackend(_QueueBackend):
                 yield fut, futures[fut]
 
     def stream(self, fn, jobs, poll=None):
-        """Submit every job to the pool; yield outcomes as they finish, replaying those a dead worker took down."""
-        from concurrent.futures.process import BrokenProcessPool
+        """Submit every job to the pool; yield outcomes as they finish, replaying those a dead worker took down.
+
+        A death breaks the pool and fails every job not finished, queued ones
+        included: they go to a fresh pool of the same size as long as fewer
+        fail each time, so one death in a long match does not leave the rest
+        of it to a single process; when a pool fails as many as the one
+        before, what is left is replayed one job at a time.
+        """
         self._cancelled = False
         jobs = list(jobs)
-        if self._pool is None:          # one pool for every stream until close() or cancel()
-            self._pool = self._new_pool(self.jobs)
-        broken = []
-        futures = {self._pool.submit(_call, fn, job): i for i, job in enumerate(jobs)}
+        todo = list(range(len(jobs)))
+        failed_before = len(jobs) + 1
+        while todo and not self._cancelled:
+            if self._pool is None:          # one pool for every stream until close() or cancel()
+                self._pool = self._new_pool(self.jobs)
+            broken = []
+            yield from self._round(fn, jobs, todo, poll, broken)
+            if not broken or self._cancelled:
+                return
+            self._shutdown()
+            self._check_workers_start()
+            if len(broken) >= failed_before:
+                yield from self._replay(fn, jobs, sorted(broken), poll)
+                return
+            failed_before = len(broken)
+            todo = sorted(broken)
+
+    def _round(self, fn, jobs, indices, poll, broken):
+        """Run the jobs `indices` in the pool; yield their outcomes and list in `broken` those a dead worker failed."""
+        from concurrent.futures.process import BrokenProcessPool
+        futures = {self._pool.submit(_call, fn, jobs[i]): i for i in indices}
         for fut, i in self._wait(futures, poll):
             try:
                 out = fut.result()
@@ -229,10 +254,6 @@ class ProcessBackend(_QueueBackend):
             yield i, out
             if poll is not None:
                 poll()
-        if broken and not self._cancelled:
-            self._shutdown()
-            self._check_workers_start()
-            yield from self._replay(fn, jobs, sorted(broken), poll)
 
     def _check_workers_start(self):
         """Raise BackendError unless a fresh worker process runs an empty job."""
