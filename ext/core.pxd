@@ -281,6 +281,7 @@ cdef void uf_rebuild(GameState* s) noexcept nogil
 cdef int random_playout(GameState* s, uint64_t* rng, int max_decisions) noexcept nogil
 cdef void unseen_by(GameState* s, int seat, int* counts) noexcept nogil
 cdef void redeal_hidden(GameState* s, int seat, uint64_t* rng) noexcept nogil
+cdef bint deal_around_hands(GameState* s, int seat, const uint8_t* hands, uint64_t* rng) noexcept nogil
 # the board as the rules see it, shared with ext/search/evaluation.pyx
 cdef int exact_commitment(GameState* s) noexcept nogil
 cdef void totals_with_treasures(GameState* s, int p, int* v) noexcept nogil

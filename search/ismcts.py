@@ -248,7 +248,7 @@ class ISMCTS:
         """
         if limits.iterations is None and limits.seconds is None:
             raise SearchError("give the search an iteration or a time limit")
-        state = world_from_observation(observation, seat, seed)
+        state = self._world(observation, seat, seed)
         token = stop_token if stop_token is not None else threading.Event()
         self._token = token
         start = time.perf_counter()
@@ -262,6 +262,13 @@ class ISMCTS:
         result.seconds = time.perf_counter() - start
         return result
 
+    def _world(self, observation: dict, seat: int, seed: int) -> engine.State:
+        """Return the world the tree is rooted in: one consistent with the observation."""
+        return world_from_observation(observation, seat, seed)
+
+    def _prepare(self, tree: Tree, state: engine.State, seat: int, seed: int) -> None:
+        """Set how the tree deals what the seat has not seen, once it is rooted (reset or rerooted)."""
+
     def _search_single(self, state, seat, limits, seed, reuse, progress, token) -> SearchResult:
         tree = self._tree
         kept = False
@@ -272,6 +279,7 @@ class ISMCTS:
             tree = Tree()
             self.params.configure(tree, state.players)
             tree.reset(state, seat, seed)
+        self._prepare(tree, state, seat, seed)
         self._tree, self._tree_seat = tree, seat
         # after the tree is published and its stop flag reset: a stop() before this
         # line set the token, one after it reaches the tree

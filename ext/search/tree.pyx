@@ -13,7 +13,7 @@ backup all run without the GIL.
 The order in which a node's decisions are tried (the look-ahead near the
 root, the cheap prior elsewhere) is in ordering.pxi, included at the end.
 """
-from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t
+from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t, uint8_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt, log, pow
@@ -23,7 +23,8 @@ from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, Gam
                        MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
                        PH_WAR_ATTACK, PH_WAR_DEFEND, GEN_MOVES, GEN_PLACEMENTS, bb_neighbours, bb_test,
                        debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
-                       apply_unchecked, redeal_hidden, random_playout, splitmix64, CoreState)
+                       apply_unchecked, redeal_hidden, deal_around_hands, random_playout, splitmix64,
+                       CoreState)
 from ext.search.evaluation cimport (EvalParams, MOVE_PRIOR_MAX, score_actions, evaluate, greedy_playout,
                              finish_eval_params, fix_needs, merge_scored, store_named, load_named,
                              set_value_weights)
@@ -36,6 +37,15 @@ cdef extern from *:
     int tne_read_flag(int* p) nogil
 
 cdef int MAX_PATH = 4096
+
+# How an iteration deals the tiles the observer has not seen (Tree.set_deal).
+cdef enum:
+    DEAL_UNIFORM = 0        # every hidden tile afresh, uniformly: the search (R-INFO-1)
+    DEAL_HANDS_TOLD = 1     # the other hands as they are, the bag and swapped piles afresh: twin-hands
+    DEAL_NONE = 2           # nothing hidden: twin-all
+    DEAL_WEIGHTED = 3       # the other hands drawn from a weighted pool (search.inference), the rest afresh
+DEAL_MODES = {"uniform": DEAL_UNIFORM, "hands-told": DEAL_HANDS_TOLD, "none": DEAL_NONE,
+              "weighted": DEAL_WEIGHTED}
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -107,6 +117,10 @@ cdef class Tree:
     cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
     cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
     cdef public long tail_actions      # rollout actions passed after rollout_tail_after (for tests)
+    cdef int deal_mode                 # DEAL_*: how an iteration deals what the observer has not seen
+    cdef uint8_t* pool_hands           # DEAL_WEIGHTED: pool_n sets of hands (MAX_PLAYERS x 4 counts each)
+    cdef double* pool_cum              #   and their cumulative weights
+    cdef int pool_n
 
     def __cinit__(self):
         self.cap = 1024
@@ -126,6 +140,8 @@ cdef class Tree:
         free(self.keys)
         free(self.vals)
         free(self.prior_pool)
+        free(self.pool_hands)
+        free(self.pool_cum)
 
     cdef void _clear(self):
         memset(self.keys, 0, self.hcap * sizeof(uint64_t))
@@ -161,6 +177,85 @@ cdef class Tree:
         set_value_weights(&p.eval, weights)
         self.params = p
 
+    def set_deal(self, str mode, hands=None, weights=None):
+        """Set how each iteration deals what the observer has not seen: a DEAL_MODES name.
+
+        "uniform" is the search's own (the default). "hands-told" and "none"
+        read the hands (and the bag) of the state the tree was reset with:
+        they are for the arena's twins only (search.twins), never for a seat
+        that may not know them. "weighted" draws the other seats' hands from
+        `hands` ([[[4 counts] per seat] per set], the observer's own ignored)
+        in proportion to `weights`, and deals the rest uniformly. ValueError
+        names a bad mode, a set that does not fit the root or a weight that
+        is not finite and >= 0; then nothing changes. A weighted deal belongs
+        to its root: reset and reroot go back to "uniform".
+        """
+        cdef int mode_id, k, q, c, n, players = MAX_PLAYERS
+        cdef uint8_t* ph = NULL
+        cdef double* pc = NULL
+        cdef double total = 0.0, w
+        if mode not in DEAL_MODES:
+            raise ValueError(f"unknown deal {mode!r}; expected one of {', '.join(DEAL_MODES)}")
+        mode_id = DEAL_MODES[mode]
+        if mode_id == DEAL_WEIGHTED:
+            if hands is None or weights is None or len(hands) != len(weights) or len(hands) == 0:
+                raise ValueError("a weighted deal takes as many weights as sets of hands, at least one")
+            n = len(hands)
+            ph = <uint8_t*>malloc(n * MAX_PLAYERS * 4 * sizeof(uint8_t))
+            pc = <double*>malloc(n * sizeof(double))
+            if ph == NULL or pc == NULL:
+                free(ph)
+                free(pc)
+                raise MemoryError()
+            try:
+                memset(ph, 0, n * MAX_PLAYERS * 4)
+                for k in range(n):
+                    w = float(weights[k])
+                    if not (w >= 0.0 and w < 1e300):
+                        raise ValueError(f"weight {k} is {weights[k]!r}: weights are finite and >= 0")
+                    if len(hands[k]) > MAX_PLAYERS:
+                        raise ValueError(f"set {k} has {len(hands[k])} hands")
+                    for q in range(len(hands[k])):
+                        if len(hands[k][q]) != 4:
+                            raise ValueError(f"set {k}, seat {q}: a hand is 4 colour counts")
+                        for c in range(4):
+                            if not 0 <= hands[k][q][c] <= 6:
+                                raise ValueError(f"set {k}, seat {q}: {hands[k][q][c]!r} tiles of a colour")
+                            ph[(k * MAX_PLAYERS + q) * 4 + c] = hands[k][q][c]
+                    total += w
+                    pc[k] = total
+                if not total > 0.0:
+                    raise ValueError("the weights sum to 0")
+            except BaseException:
+                free(ph)
+                free(pc)
+                raise
+            try:
+                self._check_pool(ph, n)
+            except BaseException:
+                free(ph)
+                free(pc)
+                raise
+            free(self.pool_hands)
+            free(self.pool_cum)
+            self.pool_hands, self.pool_cum, self.pool_n = ph, pc, n
+        self.deal_mode = mode_id
+
+    cdef int _check_pool(self, uint8_t* hands, int n) except -1:
+        """Raise ValueError unless every weighted set of hands fits the root state."""
+        cdef GameState trial
+        cdef uint64_t rng = 1
+        cdef int k
+        for k in range(n):
+            memcpy(&trial, &self.root_state, sizeof(GameState))
+            if not deal_around_hands(&trial, self.observer, &hands[k * MAX_PLAYERS * 4], &rng):
+                raise ValueError(f"set of hands {k} does not fit the position (sizes, or tiles the observer has not seen)")
+        return 0
+
+    def deal_mode_name(self):
+        """Return how iterations deal what the observer has not seen (a DEAL_MODES name)."""
+        return {v: k for k, v in DEAL_MODES.items()}[self.deal_mode]
+
     def learned_value(self):
         """Return whether the learned value is the evaluation."""
         return bool(self.params.eval.learned)
@@ -186,6 +281,8 @@ cdef class Tree:
         self.observer = observer
         self.rng = seed
         self.stop_flag = 0
+        if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
+            self.deal_mode = DEAL_UNIFORM
         self._clear()
         root_prior(self)
 
@@ -194,6 +291,8 @@ cdef class Tree:
         cdef int node = self.root, child
         _check_observer(state, self.observer)
         self.rng = seed
+        if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
+            self.deal_mode = DEAL_UNIFORM
         for a in actions:
             child = self._lookup(node, a)
             if child < 0 or self.nodes[child].visits == 0:
@@ -315,6 +414,25 @@ cdef class Tree:
         else:
             random_playout(det, &self.rng, decisions)
 
+    cdef void _deal(self, GameState* det) noexcept nogil:
+        """Deal what the observer has not seen, as set_deal says."""
+        cdef double u
+        cdef int lo, hi, mid
+        if self.deal_mode == DEAL_UNIFORM:
+            redeal_hidden(det, self.observer, &self.rng)
+        elif self.deal_mode == DEAL_HANDS_TOLD:
+            deal_around_hands(det, self.observer, NULL, &self.rng)
+        elif self.deal_mode == DEAL_WEIGHTED:
+            u = (splitmix64(&self.rng) >> 11) * (1.0 / 9007199254740992.0) * self.pool_cum[self.pool_n - 1]
+            lo, hi = 0, self.pool_n - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if self.pool_cum[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            deal_around_hands(det, self.observer, &self.pool_hands[lo * MAX_PLAYERS * 4], &self.rng)
+
     cdef void _iterate(self) noexcept nogil:
         cdef GameState det
         cdef int32_t legal[MAX_ACTIONS]
@@ -332,7 +450,7 @@ cdef class Tree:
         cdef double best, ucb, mean, c = self.params.exploration
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
-        redeal_hidden(&det, self.observer, &self.rng)
+        self._deal(&det)
         path[0] = node
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             actor = det.to_act

@@ -42,13 +42,18 @@ from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
 from search.params import SearchParams
 from search.arena.sprt import Sprt, SprtSpec
+from search.twins import twin_all, twin_hands
 
-# name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision).
+# name -> factory(seed) -> Agent (ISMCTS with its default 1,000 iterations a decision). The twins
+# (search.twins) are told the hidden tiles: they measure what hiding costs, here and nowhere else.
 AGENTS: dict[str, Callable[[int], Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "ismcts": ISMCTSAgent,
+    "twin-hands": twin_hands,
+    "twin-all": twin_all,
 }
+SEARCHES = ("ismcts", "twin-hands", "twin-all")     # the agents that take a params file
 
 Z95 = 1.959963984540054
 
@@ -58,18 +63,20 @@ def agent_factory(spec: str) -> tuple:
 
     The params file's agent is named after it (`ismcts:tuned.json` plays as
     `ismcts-tuned`), so a tuned search and the defaults can meet in one match.
+    A twin takes one too (`twin-hands:tuned.json`).
     """
     kind, sep, path = spec.partition(":")
     if kind not in AGENTS:
         raise ValueError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}")
     if not sep:
         return kind, AGENTS[kind]
-    if kind != "ismcts":
-        raise ValueError(f"only ismcts takes a params file, not {kind!r}")
+    if kind not in SEARCHES:
+        raise ValueError(f"only {', '.join(SEARCHES)} take a params file, not {kind!r}")
     if not path:
-        raise ValueError(f"{spec!r}: give a params file after 'ismcts:'")
+        raise ValueError(f"{spec!r}: give a params file after '{kind}:'")
     params = SearchParams.load(path)            # SearchError names the file and the field
-    return f"ismcts-{os.path.splitext(os.path.basename(path))[0]}", functools.partial(ISMCTSAgent, params=params)
+    return (f"{kind}-{os.path.splitext(os.path.basename(path))[0]}",
+            functools.partial(AGENTS[kind], params=params))
 
 
 def agent_settings(factories: dict, players: int) -> dict:
@@ -79,7 +86,7 @@ def agent_settings(factories: dict, players: int) -> dict:
         params = fac.keywords.get("params") if isinstance(fac, functools.partial) else None
         cls = fac.func if isinstance(fac, functools.partial) else fac
         entry = {"agent": getattr(cls, "__name__", repr(cls))}
-        if cls is ISMCTSAgent:
+        if cls in (ISMCTSAgent, twin_hands, twin_all):
             entry["params"] = (params or SearchParams()).resolved(players).to_dict()
         out[nm] = entry
     return out
@@ -223,6 +230,8 @@ def play_game(agents: list, seed: int, players: int = 2, board: str = "standard"
         seat = state.to_act
         t0 = time.perf_counter()
         try:
+            if getattr(agents[seat], "told_hidden", False):     # a twin (search.twins): measurement only
+                agents[seat].tell(state.snapshot())
             action = agents[seat].choose(limits)
         except Exception as e:  # noqa: BLE001
             think[seat] += time.perf_counter() - t0

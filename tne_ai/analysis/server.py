@@ -65,6 +65,7 @@ from engine.view import SeatView
 from search.agent import Limits
 from search.analysis import DEFAULT_SAMPLES, analyse
 from search.ismcts import ISMCTS
+from search.twins import TwinError, refuse_twin
 from tne_ai import __version__
 from tne_ai.analysis.knowledge import (KnowledgeError, parse_hand, parse_seat_record, parse_swapped, seat_observation,
                               start_seat_observation)
@@ -307,6 +308,12 @@ def _read_request(obj: dict, qid: Optional[str], default_iterations: int):
                 raise QueryError("terminateId", "terminateId: missing: the id of the query to terminate")
             target = _str(obj, "terminateId")
         return Action(qid, name, target)
+    for k in ("agent", "engine"):           # not fields: a twin named there gets why it cannot be
+        if isinstance(obj.get(k), str):
+            try:
+                refuse_twin(obj[k], "the analysis server")
+            except TwinError as e:
+                raise QueryError(k, str(e)) from None
     _check_fields(obj, QUERY_FIELDS)
     given = [s for s in SOURCES if s in obj]
     if len(given) != 1:

@@ -41,6 +41,7 @@ from engine.view import events_for_seat
 from search.agent import Limits
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent, worker_seed
+from search.twins import TwinError, refuse_twin
 from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 from tne_ai.prompts import decision_prompt, square
 
@@ -421,6 +422,10 @@ class TerminalGame:
 def _engine_names(text: str, opponents: int) -> list:
     names = [n.strip().lower() for n in text.split(",") if n.strip()]
     for n in names:
+        try:
+            refuse_twin(n, "tne-ai play")
+        except TwinError as e:
+            raise click.BadParameter(str(e), param_hint="'--engine'") from None
         if n not in ENGINES:
             raise click.BadParameter(f"unknown engine {n!r}; choose from {', '.join(ENGINES)}",
                                      param_hint="'--engine'")

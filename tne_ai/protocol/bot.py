@@ -40,6 +40,7 @@ from search.calibration import load_map, position_facts, win_chance
 from search.explain import explain
 from search.ismcts import ISMCTS, NoIterations, world_from_observation
 from search.params import SearchParams
+from search.twins import TwinError, refuse_twin
 from tne_ai import __version__
 from tne_ai.inputs import InputError
 from tne_ai.protocol.codec import (ENGINE_NAME, OPTIONS, Command, ProtocolError, decode_line, default_options,
@@ -131,6 +132,10 @@ class BotSession:
         RolloutDepth, ReuseTree, TreeMemory) start at its values, and
         `options` or a later setoption still change them.
         """
+        try:
+            refuse_twin(agent, "tne-ai bot")
+        except TwinError as e:
+            raise ProtocolError("bad-argument", str(e)) from None
         if agent not in AGENTS:
             raise ProtocolError("bad-argument", f"unknown agent {agent!r}; expected one of {', '.join(AGENTS)}")
         self.agent = agent
@@ -709,8 +714,19 @@ def option_flags(command):
     return command
 
 
+def _agent_name(ctx, param, value):
+    try:
+        refuse_twin(value, "tne-ai bot")
+    except TwinError as e:
+        raise click.BadParameter(str(e)) from None
+    if value not in AGENTS:
+        raise click.BadParameter(f"{value!r} is not one of {', '.join(AGENTS)}")
+    return value
+
+
 @click.command("bot")
-@click.option("--agent", type=click.Choice(AGENTS), default="ismcts", show_default=True,
+@click.option("--agent", default="ismcts", show_default=True, callback=_agent_name,
+              metavar="[" + "|".join(AGENTS) + "]",
               help="What answers go: the search, or the greedy or random baseline (search/baselines.py); "
                    "a baseline ignores the search options and the time limits.")
 @click.option("--json", "json_mode", is_flag=True, help="Speak JSON lines from the start (as after `protocol json`).")

@@ -191,7 +191,7 @@ class Server:
 def _engine_specs(data: dict, players: int, human: int) -> dict:
     spec = data.get("engines", {"iterations": 1000})
     others = [s for s in range(players) if s != human]
-    if isinstance(spec, dict):
+    if isinstance(spec, (dict, str)):
         one = G.engine_seat(spec)
         return {s: one for s in others}
     if isinstance(spec, list) and len(spec) == len(others):

@@ -40,6 +40,7 @@ from engine.view import events_for_seat, letters
 from search.agent import Limits
 from search.analysis import analyse
 from search.ismcts import ISMCTS, worker_seed
+from search.twins import TwinError, refuse_twin
 from tne_ai.prompts import decision_prompt
 from tne_ai.protocol.client import newgame_line, position_line
 
@@ -121,6 +122,13 @@ class EngineSeat:
 
 def engine_seat(spec) -> EngineSeat:
     """Return an EngineSeat from {"iterations": n} or {"movetime": ms} (GameError if bad)."""
+    for name in ([spec] if isinstance(spec, str) else [spec.get("agent"), spec.get("engine")]
+                 if isinstance(spec, dict) else []):
+        if isinstance(name, str):
+            try:
+                refuse_twin(name, "tne-ai serve")
+            except TwinError as e:
+                raise GameError(str(e)) from None
     if not isinstance(spec, dict):
         raise GameError("an engine is {\"iterations\": N} or {\"movetime\": MS}")
     it, mt = spec.get("iterations"), spec.get("movetime")
