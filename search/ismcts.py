@@ -22,6 +22,7 @@ from engine.errors import EngineError
 from engine.info import determinize
 from ext.search.tree import Tree
 from search.agent import Agent, Limits, SearchError
+from search.inference import HandFilter
 from search.params import SearchParams
 
 CHUNK = 256          # iterations between progress reports and stop checks (Python side)
@@ -149,11 +150,13 @@ def _worker_init(stop_event) -> None:
 
 def _worker_search(job: tuple) -> tuple:
     """Search one independent tree in a worker process; return its root statistics."""
-    observation, seat, params, iterations, seconds, seed, workers = job
+    observation, seat, params, iterations, seconds, seed, workers, hands = job
     state = world_from_observation(observation, seat, seed)
     tree = Tree()
     params.configure(tree, state.players, workers)
     tree.reset(state, seat, seed)
+    if hands is not None:
+        tree.set_deal("weighted", *hands)
     watcher = _StopWatcher(tree, _WORKER_STOP)
     try:
         done = _run_tree(tree, Limits(iterations, seconds), _WORKER_STOP)
@@ -197,6 +200,7 @@ class ISMCTS:
         self._pool = None
         self._stop_event = None
         self._token: Optional[threading.Event] = None   # the running search's stop token
+        self._hands: Optional[tuple] = None             # the running search's weighted hands
 
     # ------------------------------------------------------------ control
 
@@ -236,7 +240,8 @@ class ISMCTS:
     def search(self, observation: dict, seat: int, limits: Limits = Limits(iterations=1000),
                seed: int = 0, reuse: Optional[list] = None,
                progress: Optional[Callable] = None,
-               stop_token: Optional[threading.Event] = None) -> SearchResult:
+               stop_token: Optional[threading.Event] = None,
+               hands: Optional[tuple] = None) -> SearchResult:
         """Search the decision for `seat` from its observation; return the statistics.
 
         `reuse`: the decisions taken since the previous search of this object,
@@ -245,12 +250,16 @@ class ISMCTS:
         `stop_token`: an Event belonging to this search; once set (before the
         search begins or during it) the search returns what it has, and
         raises SearchError if that is not one iteration.
+        `hands`: (sets of the other seats' hands, weights) to draw each
+        iteration's hands from (search.inference.HandFilter.weighted_hands);
+        None deals them uniformly.
         """
         if limits.iterations is None and limits.seconds is None:
             raise SearchError("give the search an iteration or a time limit")
         state = self._world(observation, seat, seed)
         token = stop_token if stop_token is not None else threading.Event()
         self._token = token
+        self._hands = hands
         start = time.perf_counter()
         try:
             if self.workers == 1:
@@ -259,6 +268,7 @@ class ISMCTS:
                 result = self._search_parallel(observation, seat, limits, seed, token)
         finally:
             self._token = None
+            self._hands = None
         result.seconds = time.perf_counter() - start
         return result
 
@@ -268,6 +278,8 @@ class ISMCTS:
 
     def _prepare(self, tree: Tree, state: engine.State, seat: int, seed: int) -> None:
         """Set how the tree deals what the seat has not seen, once it is rooted (reset or rerooted)."""
+        if self._hands is not None:
+            tree.set_deal("weighted", *self._hands)
 
     def _search_single(self, state, seat, limits, seed, reuse, progress, token) -> SearchResult:
         tree = self._tree
@@ -309,7 +321,8 @@ class ISMCTS:
             if limits.iterations is not None:
                 its = limits.iterations // self.workers + (1 if w < limits.iterations % self.workers else 0)
                 its = max(its, 1)
-            jobs.append((observation, seat, self.params, its, limits.seconds, worker_seed(seed, w), self.workers))
+            jobs.append((observation, seat, self.params, its, limits.seconds, worker_seed(seed, w), self.workers,
+                         self._hands))
         outs = self._pool.map(_worker_search, jobs)
         merged, done, nodes, tree_bytes, full = {}, 0, 0, 0, False
         value, root_visits = None, 0
@@ -373,6 +386,8 @@ class ISMCTSAgent(Agent):
         self.last_result: Optional[SearchResult] = None
         self._since: Optional[list] = None
         self._decisions = 0
+        self.hand_filter: Optional[HandFilter] = None   # with params.inference: the other hands, weighed
+        self._unfiltered: list = []                     # decisions the filter has still to take in
 
     def new_game(self, seat: int, observation: dict) -> None:
         """Start a game as `seat`."""
@@ -380,11 +395,18 @@ class ISMCTSAgent(Agent):
         self.search_engine.forget()
         self._since = None
         self._decisions = 0
+        self.hand_filter = None
+        self._unfiltered = []
+        if self.params.inference:
+            self.hand_filter = HandFilter(seat, observation, temperature=self.params.inference_temperature,
+                                          seed=self.seed)
 
     def apply(self, action: int, observation: dict) -> None:
         """Note a decision; the kept tree stays valid only within this seat's turn, without draws."""
         prev = self.observation
         super().apply(action, observation)
+        if self.hand_filter is not None:        # taken in at the next choose(), on this seat's clock
+            self._unfiltered.append((action, prev, observation))
         if self._since is not None:
             same_turn = (observation["turn_owner"] == prev["turn_owner"] == self.seat
                          and observation["phase"] != "over")
@@ -401,8 +423,14 @@ class ISMCTSAgent(Agent):
         self._decisions += 1
         if limits is None or (limits.iterations is None and limits.seconds is None):
             limits = self.limits
+        hands = None
+        if self.hand_filter is not None:
+            for event in self._unfiltered:
+                self.hand_filter.update(*event)
+            self._unfiltered = []
+            hands = self.hand_filter.weighted_hands()
         result = self.search_engine.search(self.observation, self.seat, limits,
-                                           seed=seed, reuse=self._since)
+                                           seed=seed, reuse=self._since, hands=hands)
         self.last_result = result
         self._since = []
         return result.best

@@ -170,6 +170,11 @@ KNOBS = (
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
     Knob("reuse_tree", bool, True, "keep the tree within a turn", option="ReuseTree", flag="--reuse-tree"),
+    # Weigh the other seats' possible hands by how likely their decisions
+    # were (search.inference) instead of dealing them uniformly; the
+    # temperature of the prior's softmax that models their play.
+    Knob("inference", bool, False, "weigh the other hands by their play", absent_means=False),
+    Knob("inference_temperature", float, 4.0, "the softmax temperature of the opponents' model", 0.0, 1e6, True),
     # Memory of the tree in MiB (shared out among the workers: configure sets
     # it apart); at the limit it stops growing and iterations go on through
     # the nodes it has.

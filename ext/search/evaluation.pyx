@@ -22,6 +22,7 @@ where they matter (R-WAR-*, R-REV-*, docs/rules.md).
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t, int32_t
 from libc.string cimport memset, memcpy
 from libc.math cimport exp
+from libc.stdlib cimport malloc, free
 
 from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_NOMONUMENT,
                       A_NOWONDER, A_PASS, A_SWAP, A_WITHDRAW, A_WONDERPOINT, BB, BLACK, GREEN,
@@ -32,7 +33,8 @@ from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_N
                       commit_colour, count_by_kingdom, exact_commitment, gen_legal, gen_legal_touching, GEN_MOVES,
                       GEN_PLACEMENTS, debug_assert, hand_size, has_leader_on_board,
                       is_occupied, kingdom_roots, mark_kingdoms, occupied, splitmix64,
-                      temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState)
+                      temples_beside, uf_find, unseen_by, totals_with_treasures, ranking_key, CoreState,
+                      deal_around_hands)
 
 
 cdef int single_kingdom_root(GameState* s, int sq, uint8_t* mark, int* n_kingdoms, bint* touches) noexcept nogil:
@@ -965,3 +967,64 @@ def explain_terms(CoreState st, weights, bint at_root=False):
                         "need": lt.need, "prospect": lt.prospect, "contribution": lt.contribution})
     return {"seats": seats, "leaders": leaders, "progress": rec.progress, "over": bool(rec.over),
             "rewards": [r[p] for p in range(st.s.players)]}
+
+
+# ------------------------------------------------------------ the opponents' policy (search.inference)
+
+cdef double prior_chance(GameState* s, int action, double temperature, double uniform) noexcept nogil:
+    """Return the chance that the seat to act takes `action` (0 if illegal) when it plays uniformly at random
+    with chance `uniform`, else by the prior's softmax at `temperature`."""
+    cdef int32_t buf[MAX_ACTIONS]
+    cdef int8_t sc[MAX_ACTIONS]
+    cdef int n = gen_legal(s, buf), i, found = -1, top = -128
+    cdef double z = 0.0
+    if n <= 0:
+        return 0.0
+    score_actions(s, buf, n, sc)
+    for i in range(n):
+        if buf[i] == action:
+            found = i
+        if sc[i] > top:
+            top = sc[i]
+    if found < 0:
+        return 0.0
+    for i in range(n):
+        z += exp((sc[i] - top) / temperature)
+    return (1.0 - uniform) * exp((sc[found] - top) / temperature) / z + uniform / n
+
+
+def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int action, double temperature,
+                  double uniform=0.0):
+    """Return, for each set of the other seats' hands, the chance the seat to act takes `action` (prior_chance's model).
+
+    `world` is any state consistent with what `observer` knows; `hands` is
+    bytes of sets of players x 4 colour counts (the observer's row ignored),
+    each dealt into it with the rest around it (core.deal_around_hands)
+    before the chance is taken. A set that does not fit gets 0.
+    """
+    cdef GameState det
+    cdef uint64_t rng = 1
+    cdef int width = world.s.players * 4
+    cdef Py_ssize_t k, n
+    cdef uint8_t flat[MAX_PLAYERS * 4]
+    cdef int i
+    if not temperature > 0:
+        raise ValueError(f"temperature must be positive, got {temperature!r}")
+    if not 0.0 <= uniform <= 1.0:
+        raise ValueError(f"uniform is a chance in [0, 1], got {uniform!r}")
+    if hands.shape[0] % width:
+        raise ValueError(f"hands are sets of {world.s.players} x 4 colour counts")
+    n = hands.shape[0] // width
+    cdef double* res = <double*>malloc(max(n, 1) * sizeof(double))
+    if res == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for k in range(n):
+                for i in range(width):
+                    flat[i] = hands[k * width + i]
+                memcpy(&det, &world.s, sizeof(GameState))
+                res[k] = prior_chance(&det, action, temperature, uniform) if deal_around_hands(&det, observer, flat, &rng) else 0.0
+        return [res[k] for k in range(n)]
+    finally:
+        free(res)

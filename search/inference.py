@@ -1,0 +1,221 @@
+"""Inference over the hidden tiles: weigh the other seats' possible hands by how likely their play was.
+
+A `HandFilter` follows one seat's game from that seat's observations alone
+(engine.info.observation, R-INFO-1) and keeps a pool of sets of the other
+seats' hands with weights: a particle filter along the game.
+
+- Every public fact is exact: a set loses the tiles its seat is seen to
+  place or commit (a set without them drops out), draws refill each hand to
+  its public size from what the set leaves unseen, and the observer's own
+  draws weigh each set by the chance of drawing exactly those tiles from
+  what it leaves unseen (multivariate hypergeometric).
+- Every decision another seat takes weighs each set by the chance that a
+  player holding those hands takes it: the search's own prior
+  (evaluation.score_actions) as a softmax at a fitted temperature
+  (evaluation.prior_chances; docs/strength.md, "Inference").
+- A swap says only how many tiles went: its colours are never read (an
+  arena hands agents the decision itself; the protocol says `swap n`). The
+  tiles leave each set at random.
+- When the effective sample size falls below half the pool the sets are
+  drawn again by weight (systematic resampling); if no set is left (the
+  model called something impossible) the pool is dealt afresh.
+
+The search draws each iteration's hands from the pool by weight and deals
+the rest uniformly (Tree.set_deal "weighted"); SearchParams.inference turns
+it on. Nothing here reads a tile the seat has not seen: the filter's inputs
+are the seat's observations and the decisions as the seat may see them.
+"""
+from __future__ import annotations
+
+import math
+import random
+from typing import Optional
+
+from engine.actions import COMMIT_BASE, LEADER_BASE, PASS, SWAP_BASE, swap_counts
+from engine.info import determinize
+from engine.state import State
+from ext.search.evaluation import prior_chances
+
+NSQ = 176
+RED = 1
+DEFAULT_SETS = 128
+DEFAULT_TEMPERATURE = 4.0       # the best of a sweep on recorded games (bench/inference_bench.py)
+RESAMPLE_BELOW = 0.5            # resample when the effective sample size is below this share of the pool
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def draw_log_chance(drawn: list, left: list) -> float:
+    """Return the log chance of drawing exactly `drawn` (counts by colour) from `left` (counts), or -inf."""
+    if any(d > l for d, l in zip(drawn, left)):
+        return -math.inf
+    out = -_log_comb(sum(left), sum(drawn))
+    for d, l in zip(drawn, left):
+        out += _log_comb(l, d)
+    return out
+
+
+def tiles_used(action: int, before: dict) -> Optional[list]:
+    """Return the tiles by colour a decision takes from its seat's hand in public view, or None for a swap."""
+    if action < LEADER_BASE:                                   # a tile: its colour is on the board
+        used = [0, 0, 0, 0]
+        used[action // NSQ] = 1
+        return used
+    if SWAP_BASE <= action < PASS:
+        return None
+    if COMMIT_BASE <= action < COMMIT_BASE + 7:                # tiles committed to a conflict
+        conflict = before.get("conflict") or {}
+        colour = RED if conflict.get("kind") == "revolt" else conflict.get("colour", 0)
+        used = [0, 0, 0, 0]
+        used[colour] = action - COMMIT_BASE
+        return used
+    return [0, 0, 0, 0]
+
+
+class HandFilter:
+    """Sets of the other seats' hands, weighted by their play, following one seat's observations."""
+
+    def __init__(self, seat: int, observation: dict, sets: int = DEFAULT_SETS,
+                 temperature: float = DEFAULT_TEMPERATURE, seed: int = 0):
+        if sets < 1:
+            raise ValueError(f"sets must be at least 1, got {sets}")
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
+        self.seat = seat
+        self.players = observation["players"]
+        self.size = sets
+        self.temperature = temperature
+        self.rng = random.Random(seed)
+        self.observed = 0           # decisions of other seats weighed
+        self.resets = 0             # times the pool was dealt afresh
+        self.hands: list = []
+        self.logw: list = []
+        self._deal_afresh(observation)
+
+    # ------------------------------------------------------------ the pool
+
+    def _deal_afresh(self, obs: dict) -> None:
+        """Deal every set uniformly from what the seat has not seen (the prior before any play is weighed)."""
+        self.hands, self.logw = [], []
+        for _ in range(self.size):
+            left = list(obs["unseen"])
+            hands = [[0, 0, 0, 0] for _ in range(self.players)]
+            for q in range(self.players):
+                if q != self.seat:
+                    self._draw(left, hands[q], obs["hand_sizes"][q])
+            self.hands.append(hands)
+            self.logw.append(0.0)
+
+    def _draw(self, left: list, hand: list, n: int) -> bool:
+        """Move n tiles at random from `left` to `hand`; False if `left` has fewer."""
+        total = sum(left)
+        if n > total:
+            return False
+        for _ in range(n):
+            r = self.rng.randrange(total)
+            c = 0
+            while r >= left[c]:
+                r -= left[c]
+                c += 1
+            left[c] -= 1
+            hand[c] += 1
+            total -= 1
+        return True
+
+    def weights(self) -> list:
+        """Return the normalised weights of the sets."""
+        top = max(self.logw)
+        if top == -math.inf:
+            return [1.0 / self.size] * self.size
+        w = [math.exp(x - top) for x in self.logw]
+        s = sum(w)
+        return [x / s for x in w]
+
+    def effective_size(self) -> float:
+        """Return the effective sample size of the weighted sets (1 to the pool's size)."""
+        w = self.weights()
+        return 1.0 / sum(x * x for x in w)
+
+    def weighted_hands(self) -> tuple:
+        """Return (sets of hands, weights) for Tree.set_deal("weighted", ...), the sets ruled out left out."""
+        w = self.weights()
+        keep = [k for k in range(self.size) if w[k] > 0]
+        return [[list(h) for h in self.hands[k]] for k in keep], [w[k] for k in keep]
+
+    def _resample(self) -> None:
+        w = self.weights()
+        step = 1.0 / self.size
+        u = self.rng.random() * step
+        out, acc, i = [], w[0], 0
+        for k in range(self.size):
+            target = u + k * step
+            while target > acc and i < self.size - 1:
+                i += 1
+                acc += w[i]
+            out.append([list(h) for h in self.hands[i]])
+        self.hands, self.logw = out, [0.0] * self.size
+
+    # ------------------------------------------------------------ one decision
+
+    def update(self, action: int, before: dict, after: dict) -> None:
+        """Take in a decision (by anyone) with the seat's observations before and after it."""
+        if before["phase"] == "over":
+            return
+        actor = before["to_act"]
+        if actor != self.seat and not SWAP_BASE <= action < PASS:
+            world = State.from_snapshot(determinize(before, self.seat, self.rng))
+            flat = bytes(c for hands in self.hands for h in hands for c in h)
+            for k, p in enumerate(prior_chances(world, self.seat, flat, action, self.temperature)):
+                self.logw[k] += math.log(p) if p > 0 else -math.inf
+            self.observed += 1
+        if after["phase"] == "over":
+            return
+        used = tiles_used(action, before) if actor != self.seat else [0, 0, 0, 0]
+        swapped = sum(swap_counts(action)) if used is None else 0
+        used = used or [0, 0, 0, 0]
+        # what left the seat's unseen tiles and was not another seat's public play: its own draws
+        drawn = [b - a - u for b, a, u in zip(before["unseen"], after["unseen"], used)]
+        if any(d < 0 for d in drawn):
+            return self._restart(after)
+        for k, hands in enumerate(self.hands):
+            if self.logw[k] == -math.inf:
+                continue
+            mine = hands[actor] if actor != self.seat else None
+            if mine is not None:
+                if any(h < u for h, u in zip(mine, used)):
+                    self.logw[k] = -math.inf
+                    continue
+                for c in range(4):
+                    mine[c] -= used[c]
+                if swapped:                      # the colours are not seen: any of its tiles went
+                    gone = [0, 0, 0, 0]
+                    if not self._draw(mine, gone, swapped):
+                        self.logw[k] = -math.inf
+                        continue
+            # what the set leaves unseen before the seat's own draw
+            left = [u + d - sum(hands[q][c] for q in range(self.players) if q != self.seat)
+                    for c, (u, d) in enumerate(zip(after["unseen"], drawn))]
+            if any(x < 0 for x in left):
+                self.logw[k] = -math.inf
+                continue
+            if any(drawn):
+                self.logw[k] += draw_log_chance(drawn, left)
+                left = [x - d for x, d in zip(left, drawn)]
+            for q in range(self.players):
+                if q == self.seat:
+                    continue
+                need = after["hand_sizes"][q] - sum(hands[q])
+                if need < 0 or not self._draw(left, hands[q], need):
+                    self.logw[k] = -math.inf
+                    break
+        if max(self.logw) == -math.inf:
+            return self._restart(after)
+        if self.effective_size() < RESAMPLE_BELOW * self.size:
+            self._resample()
+
+    def _restart(self, obs: dict) -> None:
+        """Deal the pool afresh: every set was ruled out (the model called the play impossible)."""
+        self.resets += 1
+        self._deal_afresh(obs)
