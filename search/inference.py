@@ -32,7 +32,7 @@ import random
 from typing import Optional
 
 from engine.actions import COMMIT_BASE, LEADER_BASE, PASS, SWAP_BASE, swap_counts
-from engine.info import determinize
+from engine.position import SNAPSHOT_KEYS
 from engine.state import State
 from ext.search.evaluation import prior_chances
 
@@ -75,10 +75,13 @@ def tiles_used(action: int, before: dict) -> Optional[list]:
 
 
 class HandFilter:
-    """Sets of the other seats' hands, weighted by their play, following one seat's observations."""
+    """Sets of the other seats' hands, weighted by their play, following one seat's observations.
+
+    `weigh_play=False` keeps the public facts only (a yardstick for the play model).
+    """
 
     def __init__(self, seat: int, observation: dict, sets: int = DEFAULT_SETS,
-                 temperature: float = DEFAULT_TEMPERATURE, seed: int = 0):
+                 temperature: float = DEFAULT_TEMPERATURE, seed: int = 0, weigh_play: bool = True):
         if sets < 1:
             raise ValueError(f"sets must be at least 1, got {sets}")
         if not temperature > 0:
@@ -87,8 +90,10 @@ class HandFilter:
         self.players = observation["players"]
         self.size = sets
         self.temperature = temperature
+        self.weigh_play = weigh_play
         self.rng = random.Random(seed)
         self.observed = 0           # decisions of other seats weighed
+        self.last_effective_size = float(sets)   # after the last update, before any resampling
         self.resets = 0             # times the pool was dealt afresh
         self.hands: list = []
         self.logw: list = []
@@ -138,6 +143,10 @@ class HandFilter:
         w = self.weights()
         return 1.0 / sum(x * x for x in w)
 
+    def distinct(self) -> int:
+        """Return how many different sets of hands the pool holds."""
+        return len({str(h) for h in self.hands})
+
     def weighted_hands(self) -> tuple:
         """Return (sets of hands, weights) for Tree.set_deal("weighted", ...), the sets ruled out left out."""
         w = self.weights()
@@ -159,13 +168,33 @@ class HandFilter:
 
     # ------------------------------------------------------------ one decision
 
+    def _world(self, obs: dict) -> State:
+        """Return a state with the observation's public part and the set 0's hands (prior_chances deals each set into it)."""
+        snap = {k: obs[k] for k in SNAPSHOT_KEYS if k in obs}
+        left = list(obs["unseen"])
+        hands, swapped = [], []
+        for q in range(self.players):
+            hands.append(list(obs["hand"]) if q == self.seat else [0, 0, 0, 0])
+            swapped.append(list(obs["own_swapped"]) if q == self.seat else [0, 0, 0, 0])
+        for q in range(self.players):           # in colour order: any deal will do
+            if q != self.seat:
+                for part, size in ((hands[q], obs["hand_sizes"][q]), (swapped[q], obs["swapped_sizes"][q])):
+                    for c in range(4):
+                        take = min(size, left[c])
+                        part[c] += take
+                        left[c] -= take
+                        size -= take
+        snap["hands"], snap["swapped"] = hands, swapped
+        snap["bag"] = [c for c in range(4) for _ in range(left[c])]
+        return State.from_snapshot(snap)
+
     def update(self, action: int, before: dict, after: dict) -> None:
         """Take in a decision (by anyone) with the seat's observations before and after it."""
         if before["phase"] == "over":
             return
         actor = before["to_act"]
-        if actor != self.seat and not SWAP_BASE <= action < PASS:
-            world = State.from_snapshot(determinize(before, self.seat, self.rng))
+        if self.weigh_play and actor != self.seat and not SWAP_BASE <= action < PASS:
+            world = self._world(before)
             flat = bytes(c for hands in self.hands for h in hands for c in h)
             for k, p in enumerate(prior_chances(world, self.seat, flat, action, self.temperature)):
                 self.logw[k] += math.log(p) if p > 0 else -math.inf
@@ -179,40 +208,45 @@ class HandFilter:
         drawn = [b - a - u for b, a, u in zip(before["unseen"], after["unseen"], used)]
         if any(d < 0 for d in drawn):
             return self._restart(after)
+        others = [q for q in range(self.players) if q != self.seat]
+        # the tiles each hand takes from the unseen ones: the same in every set (sizes are public)
+        need = {q: after["hand_sizes"][q] - before["hand_sizes"][q]
+                + (sum(used) + swapped if q == actor else 0) for q in others}
+        if any(n < 0 for n in need.values()):
+            return self._restart(after)
+        refills = any(need.values()) or any(drawn)
         for k, hands in enumerate(self.hands):
             if self.logw[k] == -math.inf:
                 continue
-            mine = hands[actor] if actor != self.seat else None
-            if mine is not None:
-                if any(h < u for h, u in zip(mine, used)):
+            if actor != self.seat:
+                mine = hands[actor]
+                if mine[0] < used[0] or mine[1] < used[1] or mine[2] < used[2] or mine[3] < used[3]:
                     self.logw[k] = -math.inf
                     continue
                 for c in range(4):
                     mine[c] -= used[c]
                 if swapped:                      # the colours are not seen: any of its tiles went
-                    gone = [0, 0, 0, 0]
-                    if not self._draw(mine, gone, swapped):
+                    if not self._draw(mine, [0, 0, 0, 0], swapped):
                         self.logw[k] = -math.inf
                         continue
+            if not refills:
+                continue
             # what the set leaves unseen before the seat's own draw
-            left = [u + d - sum(hands[q][c] for q in range(self.players) if q != self.seat)
-                    for c, (u, d) in enumerate(zip(after["unseen"], drawn))]
-            if any(x < 0 for x in left):
+            left = [after["unseen"][c] + drawn[c] - sum(hands[q][c] for q in others) for c in range(4)]
+            if min(left) < 0:
                 self.logw[k] = -math.inf
                 continue
             if any(drawn):
                 self.logw[k] += draw_log_chance(drawn, left)
                 left = [x - d for x, d in zip(left, drawn)]
-            for q in range(self.players):
-                if q == self.seat:
-                    continue
-                need = after["hand_sizes"][q] - sum(hands[q])
-                if need < 0 or not self._draw(left, hands[q], need):
+            for q in others:
+                if need[q] and not self._draw(left, hands[q], need[q]):
                     self.logw[k] = -math.inf
                     break
         if max(self.logw) == -math.inf:
             return self._restart(after)
-        if self.effective_size() < RESAMPLE_BELOW * self.size:
+        self.last_effective_size = self.effective_size()
+        if self.last_effective_size < RESAMPLE_BELOW * self.size:
             self._resample()
 
     def _restart(self, obs: dict) -> None:
