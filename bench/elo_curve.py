@@ -1,9 +1,15 @@
-"""Elo against budget: ISMCTS at growing iteration budgets against one fixed opponent, as a table and an SVG.
+"""Elo against budget: ISMCTS at growing iteration budgets against one fixed opponent, or each budget against half of it, as a table and an SVG.
 
 Each budget plays `--games` games (seats rotated over paired deals, the
 arena's rules) against the opponent; the Elo is the arena's, from the
 pairwise score share with its 95% interval. With 3 or 4 players the lineup
-is one ISMCTS against copies of the opponent.
+is one ISMCTS against copies of the opponent. `--opponent half` is
+self-play: each budget against the same search at half the budget, so each
+row is what that doubling is worth; `--agent twin-hands` draws the curve of
+the twin told the other hands (search.twins) instead.
+
+    python -m bench.elo_curve --players 2 --budgets 1000,2000,4000,8000 --games 200 --opponent half \
+        --jobs 2 --rows rows.json --svg curve.svg
 
     python -m bench.elo_curve --players 2 --budgets 250,500,1000,2000,4000 --games 40 \\
         --opponent greedy --jobs 2 --svg docs/images/elo-2p.svg --table elo-2p.md
@@ -48,17 +54,29 @@ def opponent_factory(spec: str):
     return kind, AGENTS[kind]
 
 
+SEARCH_AGENTS = ("ismcts", "twin-hands", "twin-all")
+
+
 def curve(budgets: list, opponent: str, players: int, games: int, seed: int, jobs: int, progress=None,
-          params: SearchParams = None) -> list:
-    """Play every budget against the opponent; return rows (budget, games, share, elo, lo, hi, seconds)."""
-    opp_name, opp = opponent_factory(opponent)
+          params: SearchParams = None, agent: str = "ismcts") -> list:
+    """Play every budget against the opponent (or half the budget); return rows (budget, games, share, elo, lo, hi, seconds)."""
+    if agent not in SEARCH_AGENTS:
+        raise SystemExit(f"--agent: give one of {', '.join(SEARCH_AGENTS)}, not {agent!r}")
+    if opponent != "half":
+        opp_name, opp = opponent_factory(opponent)
     backend = make_backend("process", jobs, None)
     rows = []
+    kwargs = {"params": params} if params is not None else {}
+    searcher = ISMCTSAgent if agent == "ismcts" else AGENTS[agent]
     try:
         for b in budgets:
-            name = f"ismcts-{b}"
-            kwargs = {"params": params} if params is not None else {}
-            agents = {name: functools.partial(ISMCTSAgent, limits=Limits(iterations=b), **kwargs),
+            name = f"{agent}-{b}"
+            if opponent == "half":
+                if b < 2:
+                    raise SystemExit(f"budget {b}: half of it is no budget")
+                opp_name = f"{agent}-{b // 2}"
+                opp = functools.partial(searcher, limits=Limits(iterations=b // 2), **kwargs)
+            agents = {name: functools.partial(searcher, limits=Limits(iterations=b), **kwargs),
                       opp_name: opp}
             t0 = time.perf_counter()
             res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
@@ -81,16 +99,25 @@ def _fmt(x: float) -> str:
     return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{round(x):+d}"
 
 
-def doubling_fit(rows: list):
+def doubling_fit(rows: list, half: bool = False):
     """Return the Elo a doubling of the budget is worth, fitted over the rows, with its 95% interval (None below 2 points).
 
     Weighted least squares of Elo on log2(iterations). Each point weighs
     1/se², se being its 95% interval's width / (2 · 1.96) (the arena's
     intervals are nearly symmetric away from shares of 0 and 1); points
-    with an infinite end are left out.
+    with an infinite end are left out. With `half` (each row a budget
+    against half of it) every row is a doubling's Elo: the fit is their
+    weighted mean (from one row on), the slope returned as 0.
     """
     pts = [(math.log2(b), elo, (hi - lo) / (2 * 1.96)) for b, _, _, elo, lo, hi, _ in rows
            if math.isfinite(lo) and math.isfinite(hi) and hi > lo]
+    if half:
+        if not pts:
+            return None
+        w = [1.0 / se ** 2 for _, _, se in pts]
+        mean = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sum(w)
+        half_width = 1.96 / math.sqrt(sum(w))
+        return mean, mean - half_width, mean + half_width, 0.0
     if len({x for x, _, _ in pts}) < 2:
         return None
     w = [1.0 / se ** 2 for _, _, se in pts]
@@ -102,19 +129,31 @@ def doubling_fit(rows: list):
     return slope, slope - half, slope + half, intercept
 
 
-def fit_line(rows: list) -> str:
+def fit_line(rows: list, half: bool = False) -> str:
     """Return the sentence that states doubling_fit's result."""
-    fit = doubling_fit(rows)
+    fit = doubling_fit(rows, half)
     if fit is None:
         return "Fewer than two budgets with finite intervals: no fit."
     slope, lo, hi, _ = fit
+    if half:
+        return (f"Over the doublings: {slope:+.0f} Elo a doubling, 95% [{lo:+.0f}, {hi:+.0f}] "
+                "(the rows' Elo weighted by their intervals).")
     return (f"Fitted over the budgets: {slope:+.0f} Elo a doubling, 95% [{lo:+.0f}, {hi:+.0f}] "
             "(weighted least squares of Elo on log2 iterations).")
 
 
-def table(rows: list, opponent: str, players: int, seed: int) -> str:
+def table(rows: list, opponent: str, players: int, seed: int, agent: str = "ismcts") -> str:
     """Return the rows as a Markdown table, with the Elo gained per doubling of the budget and the fitted slope."""
-    out = [f"ISMCTS against {opponent}, {players} players, seed {seed}; Elo from the pairwise score share "
+    if opponent == "half":
+        out = [f"{agent} against itself at half the budget, {players} players, seed {seed}; Elo of each "
+               "budget against half of it, from the pairwise score share (95% interval).", "",
+               "| iterations | against | games | pairwise share | Elo a doubling | 95% interval | wall s |",
+               "|---:|---:|---:|---:|---:|---|---:|"]
+        for b, n, share, elo, lo, hi, secs in rows:
+            out.append(f"| {b:,} | {b // 2:,} | {n} | {share:.3f} | {_fmt(elo)} | [{_fmt(lo)}, {_fmt(hi)}] | "
+                       f"{secs:.0f} |")
+        return "\n".join(out + ["", fit_line(rows, half=True)]) + "\n"
+    out = [f"{agent} against {opponent}, {players} players, seed {seed}; Elo from the pairwise score share "
            "(95% interval).", "",
            "| iterations | games | pairwise share | Elo | 95% interval | Elo per doubling from the previous | wall s |",
            "|---:|---:|---:|---:|---|---:|---:|"]
@@ -130,7 +169,7 @@ def table(rows: list, opponent: str, players: int, seed: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def svg(rows: list, title: str) -> str:
+def svg(rows: list, title: str, half: bool = False) -> str:
     """Return an SVG plot of Elo against log2(iterations), with 95% bars (infinite ends drawn at the cap)."""
     W, H, L, R, T, B = 640, 400, 70, 20, 40, 50
     xs = [math.log2(r[0]) for r in rows]
@@ -149,7 +188,7 @@ def svg(rows: list, title: str) -> str:
            f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
            f'<text x="{(L + W - R) / 2}" y="{H - 12}" text-anchor="middle">iterations per decision (log scale)</text>',
            f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 {(T + H - B) / 2})">'
-           'Elo against the opponent</text>']
+           + ("Elo against half the budget" if half else "Elo against the opponent") + '</text>']
     step = 100 if y1 - y0 < 1200 else 200
     for y in range(int(math.ceil(y0 / step) * step), int(y1) + 1, step):
         out.append(f'<line x1="{L - 4}" y1="{py(y):.1f}" x2="{L}" y2="{py(y):.1f}" stroke="black"/>'
@@ -176,8 +215,14 @@ def svg(rows: list, title: str) -> str:
         out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="{colour}"/>')
         if len(runs) > 1:
             out.append(f'<text x="{L + 10}" y="{T + 14 + 16 * k}" fill="{colour}">{n} games a budget</text>')
-    fit = doubling_fit(rows)
-    if fit is not None:
+    fit = doubling_fit(rows, half)
+    if fit is not None and half:
+        mean, lo, hi, _ = fit
+        out.append(f'<line x1="{L}" y1="{py(mean):.1f}" x2="{W - R}" y2="{py(mean):.1f}" stroke="#cc5522" '
+                   'stroke-width="2" stroke-dasharray="6 4"/>')
+        out.append(f'<text x="{W - R - 4}" y="{T + 14}" text-anchor="end" fill="#cc5522">over the doublings: '
+                   f'{mean:+.0f} Elo a doubling [{lo:+.0f}, {hi:+.0f}]</text>')
+    elif fit is not None:
         slope, lo, hi, icpt = fit
         ends = [(x, clip(icpt + slope * x)) for x in (xs[0], xs[-1])]
         out.append(f'<line x1="{px(ends[0][0]):.1f}" y1="{py(ends[0][1]):.1f}" x2="{px(ends[1][0]):.1f}" '
@@ -204,7 +249,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.elo_curve", description=__doc__.splitlines()[0])
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--budgets", default="250,500,1000,2000,4000,8000,16000")
-    ap.add_argument("--opponent", default="greedy", help="greedy, random or ismcts:N")
+    ap.add_argument("--opponent", default="greedy",
+                    help="greedy, random, ismcts:N, or half: each budget against the same agent at half of it")
+    ap.add_argument("--agent", default="ismcts", choices=SEARCH_AGENTS,
+                    help="the search whose curve is drawn (a twin is told hidden tiles: measurement only)")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=2050)
     ap.add_argument("--jobs", type=int, default=2)
@@ -224,6 +272,7 @@ def main(argv=None) -> int:
                 doc = json.load(f)
             settings, rows = doc["settings"], [tuple(r) for r in doc["rows"]]
             opponent, players, seed = settings["opponent"], settings["players"], settings["seed"]
+            args.agent = settings.get("agent", "ismcts")
             if not rows or any(len(r) != 7 or not all(isinstance(x, (int, float)) for x in r) for r in rows):
                 raise ValueError("each row holds 7 numbers: budget, games, share, Elo, low, high, seconds")
         except (OSError, ValueError, KeyError, TypeError) as e:
@@ -233,11 +282,13 @@ def main(argv=None) -> int:
     params = SearchParams.load(args.params) if args.params else None
     settings = {"opponent": args.opponent, "players": args.players, "games": args.games, "seed": args.seed,
                 "params": params.to_dict() if params else None}
+    if args.agent != "ismcts":              # rows files of the search keep their settings as they were
+        settings["agent"] = args.agent
     kept = load_rows(args.rows, settings) if args.rows else []
     rows = curve(budgets, args.opponent, args.players, args.games, args.seed, args.jobs,
                  progress=lambda r: print(f"{r[0]:>6} iterations: {r[1]} games, share {r[2]:.3f}, "
                                           f"Elo {_fmt(r[3])} [{_fmt(r[4])}, {_fmt(r[5])}], {r[6]:.0f}s", flush=True),
-                 params=params)
+                 params=params, agent=args.agent)
     rows = sorted({r[0]: r for r in kept + rows}.values())
     if args.rows:
         with open(args.rows, "w") as f:
@@ -247,14 +298,17 @@ def main(argv=None) -> int:
 
 def _report(rows: list, opponent: str, players: int, seed: int, args) -> int:
     """Print the table; write it and the plot where asked."""
-    text = table(rows, opponent, players, seed)
+    text = table(rows, opponent, players, seed, args.agent)
     print(text)
     if args.table:
         with open(args.table, "w") as f:
             f.write(text)
     if args.svg:
         with open(args.svg, "w") as f:
-            f.write(svg(rows, f"ISMCTS against {opponent}, {players} players"))
+            half = opponent == "half"
+            title = (f"{args.agent} against itself at half the budget, {players} players" if half
+                     else f"ISMCTS against {opponent}, {players} players")
+            f.write(svg(rows, title, half))
     return 0
 
 

@@ -122,3 +122,14 @@ def test_replot_refuses_what_is_not_a_rows_file(tmp_path, capsys):
     with pytest.raises(SystemExit):
         elo_curve.main(["--replot"])
     assert "--replot needs the --rows file" in capsys.readouterr().err
+
+
+def test_against_half_the_budget_each_row_is_a_doubling(tmp_path):
+    """--opponent half: self-play of each budget against half of it; the fit is the rows' weighted mean."""
+    rows = elo_curve.curve([8, 16], "half", 2, 2, 7, 1, agent="twin-hands")
+    assert [r[0] for r in rows] == [8, 16] and all(r[1] == 2 for r in rows)
+    fit = elo_curve.doubling_fit([_row(1000, 100, 50), _row(2000, 40, 50)], half=True)
+    assert fit[0] == pytest.approx(70) and fit[1] < 70 < fit[2]
+    text = elo_curve.table([_row(1000, 100, 50), _row(2000, 40, 50)], "half", 2, 7, "ismcts")
+    assert "| 2,000 | 1,000 |" in text and "+70 Elo a doubling" in text
+    assert "Elo against half the budget" in elo_curve.svg([_row(1000, 100, 50)], "t", half=True)
