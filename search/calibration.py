@@ -43,9 +43,12 @@ BAG_TILES = 153
 def defaults_fingerprint(players: int, params=None) -> str:
     """Return a short hash of the search's defaults for a player count (its evaluation weights too), which a fitted map must match."""
     from ext.search import evaluation
-    from search.params import SearchParams
+    from search.params import KNOB, SearchParams
     params = params if params is not None else SearchParams()
-    text = json.dumps({"params": params.to_dict(), "weights": list(params.eval_weights(players)),
+    # a knob at the value that played before it existed leaves the search as it was
+    played = {k: v for k, v in params.to_dict().items() if not (KNOB[k].absent_means is not None
+                                                                and v == KNOB[k].absent_means)}
+    text = json.dumps({"params": played, "weights": list(params.eval_weights(players)),
                        "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

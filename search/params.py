@@ -174,7 +174,8 @@ KNOBS = (
     # were (search.inference) instead of dealing them uniformly; the
     # temperature of the prior's softmax that models their play.
     Knob("inference", bool, False, "weigh the other hands by their play", absent_means=False),
-    Knob("inference_temperature", float, 4.0, "the softmax temperature of the opponents' model", 0.0, 1e6, True),
+    Knob("inference_temperature", float, 4.0, "the softmax temperature of the opponents' model", 0.0, 1e6, True,
+         absent_means=4.0),
     # Memory of the tree in MiB (shared out among the workers: configure sets
     # it apart); at the limit it stops growing and iterations go on through
     # the nodes it has.
