@@ -31,13 +31,13 @@ import math
 import random
 from typing import Optional
 
-from engine.actions import COMMIT_BASE, LEADER_BASE, PASS, SWAP_BASE, swap_counts
+from engine.actions import COLOURS, COMMIT_BASE, LEADER_BASE, PASS, SWAP_BASE, swap_counts
+from engine.boards import SQUARES
 from engine.position import SNAPSHOT_KEYS
 from engine.state import State
 from ext.search.evaluation import prior_chances
 
-NSQ = 176
-RED = 1
+RED = COLOURS.index("r")
 DEFAULT_SETS = 128
 DEFAULT_TEMPERATURE = 4.0       # the best of a sweep on recorded games (bench/inference_bench.py)
 RESAMPLE_BELOW = 0.5            # resample when the effective sample size is below this share of the pool
@@ -61,7 +61,7 @@ def tiles_used(action: int, before: dict) -> Optional[list]:
     """Return the tiles by colour a decision takes from its seat's hand in public view, or None for a swap."""
     if action < LEADER_BASE:                                   # a tile: its colour is on the board
         used = [0, 0, 0, 0]
-        used[action // NSQ] = 1
+        used[action // SQUARES] = 1
         return used
     if SWAP_BASE <= action < PASS:
         return None

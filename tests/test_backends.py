@@ -128,15 +128,40 @@ def test_a_killed_pool_worker_loses_only_its_game_and_the_match_ends(tmp_path):
     assert outcomes(res) == outcomes(local)
 
 
-def die_once_then_sleep(job):
-    """Job 0 kills its own process once (while `marker` is absent); every job returns (start, end) of a short sleep."""
+def die_once_then_meet(job):
+    """Job 0 kills its own process once (while `marker` is absent); then each job waits to see another one
+    running beside it (or that one already did) and returns whether anyone did.
+
+    One job at a time never meets another: each would wait out its 60 s and return False.
+    """
     x, marker = job
     if x == 0 and not os.path.exists(marker):
         open(marker, "w").close()
         os.kill(os.getpid(), signal.SIGKILL)
-    start = time.time()
-    time.sleep(0.5)
-    return start, time.time()
+    folder = os.path.dirname(marker)
+    mine = os.path.join(folder, f"running-{x}")
+    met = os.path.join(folder, "met")
+    with open(mine, "w") as f:
+        f.write(str(os.getpid()))
+
+    def alive(name):        # a job killed with its pool leaves its file behind
+        try:
+            os.kill(int(open(os.path.join(folder, name)).read()), 0)   # an empty file: ValueError
+            return True
+        except (OSError, ValueError):
+            return False
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if len([f for f in os.listdir(folder) if f.startswith("running-") and alive(f)]) >= 2:
+                open(met, "w").close()
+                return True
+            if os.path.exists(met):
+                return True
+            time.sleep(0.01)
+        return False
+    finally:
+        os.remove(mine)
 
 
 @pytest.mark.slow
@@ -144,12 +169,9 @@ def test_after_a_death_the_pool_keeps_running_jobs_side_by_side(tmp_path):
     """One death must not leave the rest of a long match to one process at a time: the replayed jobs overlap."""
     marker = str(tmp_path / "died")
     with ProcessBackend(2) as b:
-        got = dict(b.stream(die_once_then_sleep, [(x, marker) for x in range(8)]))
-    assert sorted(got) == list(range(8))
-    died = os.path.getmtime(marker)
-    after = sorted(v for v in got.values() if v[0] > died)
-    assert len(after) >= 2
-    assert any(b0 < a1 for (a0, a1), (b0, b1) in zip(after, after[1:]))
+        got = dict(b.stream(die_once_then_meet, [(x, marker) for x in range(8)]))
+    assert os.path.exists(marker)
+    assert got == {x: True for x in range(8)}
 
 
 def worker_pid(rendezvous: str) -> int:

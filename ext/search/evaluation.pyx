@@ -971,9 +971,8 @@ def explain_terms(CoreState st, weights, bint at_root=False):
 
 # ------------------------------------------------------------ the opponents' policy (search.inference)
 
-cdef double prior_chance(GameState* s, int action, double temperature, double uniform) noexcept nogil:
-    """Return the chance that the seat to act takes `action` (0 if illegal) when it plays uniformly at random
-    with chance `uniform`, else by the prior's softmax at `temperature`."""
+cdef double prior_chance(GameState* s, int action, double temperature) noexcept nogil:
+    """Return the chance that the seat to act takes `action` when it plays the prior's softmax at `temperature` (0 if illegal)."""
     cdef int32_t buf[MAX_ACTIONS]
     cdef int8_t sc[MAX_ACTIONS]
     cdef int n = gen_legal(s, buf), i, found = -1, top = -128
@@ -990,11 +989,10 @@ cdef double prior_chance(GameState* s, int action, double temperature, double un
         return 0.0
     for i in range(n):
         z += exp((sc[i] - top) / temperature)
-    return (1.0 - uniform) * exp((sc[found] - top) / temperature) / z + uniform / n
+    return exp((sc[found] - top) / temperature) / z
 
 
-def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int action, double temperature,
-                  double uniform=0.0):
+def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int action, double temperature):
     """Return, for each set of the other seats' hands, the chance the seat to act takes `action` (prior_chance's model).
 
     `world` is any state consistent with what `observer` knows; `hands` is
@@ -1010,8 +1008,6 @@ def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int a
     cdef int i
     if not temperature > 0:
         raise ValueError(f"temperature must be positive, got {temperature!r}")
-    if not 0.0 <= uniform <= 1.0:
-        raise ValueError(f"uniform is a chance in [0, 1], got {uniform!r}")
     if hands.shape[0] % width:
         raise ValueError(f"hands are sets of {world.s.players} x 4 colour counts")
     n = hands.shape[0] // width
@@ -1024,7 +1020,7 @@ def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int a
                 for i in range(width):
                     flat[i] = hands[k * width + i]
                 memcpy(&det, &world.s, sizeof(GameState))
-                res[k] = prior_chance(&det, action, temperature, uniform) if deal_around_hands(&det, observer, flat, &rng) else 0.0
+                res[k] = prior_chance(&det, action, temperature) if deal_around_hands(&det, observer, flat, &rng) else 0.0
         return [res[k] for k in range(n)]
     finally:
         free(res)
