@@ -382,7 +382,11 @@ class PyGreedyAgent(_Greedy):
         return self.w["terminal"] * (share - 1.0 / P) + self._static(state.snapshot())
 
     def _win_odds(self, snap: dict, base_a: int, base_d: int) -> float:
-        """Return P(attacker wins) of the snapshot's conflict, from this seat's knowledge."""
+        """Return P(attacker wins) of the snapshot's conflict, from this seat's knowledge.
+
+        Not for this seat's own attack still to commit: _attack_commitment
+        gives those odds, of the commitment it will make.
+        """
         cf = snap["conflict"]
         c = RED if cf["kind"] == "revolt" else cf["colour"]
         me = self.seat
@@ -395,12 +399,6 @@ class PyGreedyAgent(_Greedy):
                 return 0.0 if base_d + my_tiles >= t else 1.0
             # the defender wins iff it holds >= t - base_d tiles of c
             return 1.0 - hyper_at_least(total, good, self.hand_sizes[dfd], t - base_d)
-        if att == me:
-            best = 0.0
-            for n in range(my_tiles + 1):
-                need = base_a + n - base_d      # defender must hold >= need to hold on
-                best = max(best, 1.0 - hyper_at_least(total, good, self.hand_sizes[dfd], need))
-            return best
         if dfd == me:
             # the attacker wins iff it commits more than my total lead: assume it commits all it has
             need = base_d + my_tiles - base_a + 1
@@ -424,10 +422,48 @@ class PyGreedyAgent(_Greedy):
             wd = self._static(snap, cf["attacker_leader"], [(dfd, c, 1 + base_a)])
         return wa, wd
 
-    def _conflict_value(self, snap: dict) -> float:
+    def _attack_commitment(self, snap: dict, legal: list, base_a: int, base_d: int, stake: float) -> tuple:
+        """Return (tiles this seat commits as the attacker, its odds of winning with them).
+
+        A certain win as cheaply as possible when one is legal, else the legal
+        count that trades the odds (a hypergeometric model of the defender's
+        hand) against the tiles spent best: `stake` is the value of winning
+        minus that of losing.
+        """
+        cf = snap["conflict"]
+        c = RED if cf["kind"] == "revolt" else cf["colour"]
+        mine = snap["hands"][self.seat][c]
+        total, good = sum(self.unseen), self.unseen[c]
+        held = self.hand_sizes[cf["defender"]]
+        most = min(held, good)              # the most the defender can hold of c
+        sure = max(0, base_d + most + 1 - base_a)
+        if sure <= mine and A.COMMIT_BASE + sure in legal:
+            return sure, 1.0                # a certain win: take it as cheaply as possible
+        best_n, best_u, best_p = 0, -math.inf, 0.0
+        # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
+        for n in (a - A.COMMIT_BASE for a in legal):
+            p = 1.0 - hyper_at_least(total, good, held, base_a + n - base_d)
+            u = p * stake - self.w["commit_cost"] * n
+            if u > best_u + 1e-9:
+                best_n, best_u, best_p = n, u, p
+        return best_n, best_p
+
+    def _conflict_value(self, state) -> float:
+        """Return a pending conflict's value: its two outcomes weighted by the attacker's odds.
+
+        This seat's own attack, still to commit, is valued by the commitment
+        it will make (_attack_commitment), its tiles' cost taken off: a revolt
+        it would not pay for, with no more temples than the defender, is a
+        certain loss (R-REV-4: a tie goes to the defender), not a chance.
+        """
+        snap = state.snapshot()
+        cf = snap["conflict"]
         base_a, base_d = conflict_bases(snap)
-        p = self._win_odds(snap, base_a, base_d)
         wa, wd = self._outcomes(snap, base_a, base_d)
+        if cf["attacker"] == self.seat and cf["attacker_commit"] < 0:
+            n, p = self._attack_commitment(snap, state.legal_actions(), base_a, base_d, wa - wd)
+            return p * wa + (1.0 - p) * wd - self.w["commit_cost"] * n
+        p = self._win_odds(snap, base_a, base_d)
         return p * wa + (1.0 - p) * wd
 
     def _value(self, state, depth: int = 0) -> float:
@@ -437,9 +473,9 @@ class PyGreedyAgent(_Greedy):
         phase = state.phase
         if phase == "action":
             return self._static(state.snapshot())
-        snap = state.snapshot()
         if phase in COMMIT_PHASES:
-            return self._conflict_value(snap)
+            return self._conflict_value(state)
+        snap = state.snapshot()
         if depth >= 3:
             return self._static(snap)
         options = state.legal_actions()
@@ -548,7 +584,7 @@ class PyGreedyAgent(_Greedy):
         return a if a in swaps else None
 
     def _commit(self, snap: dict, legal: list) -> int:
-        """Return the commitment: what wins when it can, else nothing."""
+        """Return the commitment: what wins when it can, else nothing (a defender); an attacker's, _attack_commitment."""
         cf = snap["conflict"]
         me = self.seat
         c = RED if cf["kind"] == "revolt" else cf["colour"]
@@ -560,18 +596,4 @@ class PyGreedyAgent(_Greedy):
             return A.COMMIT_BASE + n
         # attacker: trade the odds against the tiles spent
         wa, wd = self._outcomes(snap, base_a, base_d)
-        stake = wa - wd
-        total, good = sum(self.unseen), self.unseen[c]
-        held = self.hand_sizes[cf["defender"]]
-        most = min(held, good)              # the most the defender can hold of c
-        sure = max(0, base_d + most + 1 - base_a)
-        if sure <= mine and A.COMMIT_BASE + sure in legal:
-            return A.COMMIT_BASE + sure     # a certain win: take it as cheaply as possible
-        best_n, best_u = 0, -math.inf
-        # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
-        for n in (a - A.COMMIT_BASE for a in legal):
-            p = 1.0 - hyper_at_least(total, good, held, base_a + n - base_d)
-            u = p * stake - self.w["commit_cost"] * n
-            if u > best_u + 1e-9:
-                best_n, best_u = n, u
-        return A.COMMIT_BASE + best_n
+        return A.COMMIT_BASE + self._attack_commitment(snap, legal, base_a, base_d, wa - wd)[0]

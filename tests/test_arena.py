@@ -301,7 +301,7 @@ def test_the_command_line_resumes_and_refuses_a_resume_without_records(tmp_path,
     capsys.readouterr()
     assert arena_cli(argv + ["--resume"]) == 0
     out = capsys.readouterr().out
-    assert "game 1/2 ranks greedy:0 random:1 (treasures, 172 decisions, resumed)" in out
+    assert "game 1/2 ranks greedy:0 random:1 (treasures, 179 decisions, resumed)" in out
     assert re.search(r"^game 2/2 ranks random:1 greedy:0 \(bag, 198 decisions, \d+s\)$", out, re.M)
     assert arena_cli(argv + ["--resume", "--iterations", "50"]) == 2
     assert "limits: [None, None] then, [50, None] now" in capsys.readouterr().err

@@ -190,17 +190,38 @@ def _play_on_from_the_stall(steps: int, check_reference: int) -> engine.State:
     return state
 
 
-@pytest.mark.slow
-def test_a_stall_of_lost_revolts_is_broken_by_placing_a_tile():
-    """Lost revolts and passes, over and over, drew nothing and ended nothing; after four rounds without a tile a seat places one."""
-    state = _play_on_from_the_stall(3000, check_reference=120)
+def test_a_revolt_greedy_will_not_pay_for_is_not_started(monkeypatch):
+    """The record looped on lost revolts while a revolt was valued at its best odds (R-REV-4); valued at the commitment greedy makes, it ends by the rules with the stall rule off."""
+    import search.baselines
+    monkeypatch.setattr(search.baselines, "STALL_ACTIONS_PER_PLAYER", 10 ** 9)
+    state = _play_on_from_the_stall(1000, check_reference=1000)
     assert state.is_terminal()
     assert state.snapshot()["end_reason"] in ("bag", "treasures")
 
 
-@pytest.mark.slow
-def test_without_the_stall_rule_the_record_loops(monkeypatch):
-    import search.baselines
-    monkeypatch.setattr(search.baselines, "STALL_ACTIONS_PER_PLAYER", 10 ** 9)
-    state = _play_on_from_the_stall(1000, check_reference=0)
-    assert not state.is_terminal()
+def test_a_stalled_greedy_seat_places_a_tile():
+    """After four rounds without a tile placed or swapped, a seat that would place a leader, a catastrophe or pass places a tile or swaps (kernel and reference)."""
+    from engine.record import replay_record
+    with open(os.path.join(ROOT, "tests", "data", "greedy-stall.txt")) as f:
+        state, _ = replay_record(f.read(), engine.new_game, engine.State.from_snapshot)
+    overruled = 0
+    for step in range(40):
+        if state.is_terminal():
+            break
+        seat = state.to_act
+        chosen = {}
+        for stalled in (False, True):
+            for cls in (GreedyAgent, PyGreedyAgent):
+                agent = cls(seat + 1)
+                agent.new_game(seat, state.observation(seat))
+                agent.stalled = lambda: stalled
+                chosen[stalled, cls] = agent.choose()
+        assert chosen[True, GreedyAgent] == chosen[True, PyGreedyAgent], f"step {step}"
+        assert chosen[False, GreedyAgent] == chosen[False, PyGreedyAgent], f"step {step}"
+        free, forced = chosen[False, GreedyAgent], chosen[True, GreedyAgent]
+        if state.phase == "action":
+            places = lambda a: a < A.LEADER_BASE or A.SWAP_BASE <= a < A.PASS   # noqa: E731
+            assert places(forced), f"step {step}: stalled, greedy chose {A.format_action(forced)}"
+            overruled += not places(free)
+        state.apply(free)
+    assert overruled >= 1           # the rule changed a decision that would have placed no tile

@@ -302,24 +302,20 @@ cdef double terminal_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
     return ctx.w.terminal * (share - 1.0 / P) + static_value(s, ctx, -1, -1, 0, 0)
 
 cdef double win_odds(GameState* s, GreedyCtx* ctx, int base_a, int base_d) noexcept nogil:
-    """Return P(attacker wins) of the pending conflict, from the deciding seat's knowledge."""
+    """Return P(attacker wins) of the pending conflict, from the deciding seat's knowledge.
+
+    Not for the deciding seat's own attack still to commit: attack_commitment
+    gives those odds, of the commitment it will make.
+    """
     cdef int c = RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
     cdef int me = ctx.seat, att = s.c_attacker, dfd = s.c_defender
-    cdef int my_tiles = s.hand[me][c], total = ctx.total_unseen, good = ctx.unseen[c], t, n, need
-    cdef double best, x, mean, ea, ed
+    cdef int my_tiles = s.hand[me][c], total = ctx.total_unseen, good = ctx.unseen[c], t, need
+    cdef double mean, ea, ed
     if s.c_att_commit >= 0:
         t = base_a + s.c_att_commit
         if dfd == me:
             return 0.0 if base_d + my_tiles >= t else 1.0
         return 1.0 - hyper_at_least(total, good, ctx.hand_sizes[dfd], t - base_d)
-    if att == me:
-        best = 0.0
-        for n in range(my_tiles + 1):
-            need = base_a + n - base_d
-            x = 1.0 - hyper_at_least(total, good, ctx.hand_sizes[dfd], need)
-            if x > best:
-                best = x
-        return best
     if dfd == me:
         need = base_d + my_tiles - base_a + 1
         return hyper_at_least(total, good, ctx.hand_sizes[att], need)
@@ -337,13 +333,56 @@ cdef void outcomes(GameState* s, GreedyCtx* ctx, int base_a, int base_d, double*
         wa[0] = static_value(s, ctx, s.c_def_leader, s.c_attacker, s.c_colour, 1 + base_d)
         wd[0] = static_value(s, ctx, s.c_att_leader, s.c_defender, s.c_colour, 1 + base_a)
 
+cdef int attack_commitment(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n, int base_a,
+                           int base_d, double stake, double* odds) noexcept nogil:
+    """Return the tiles the deciding seat commits as the attacker, and write its odds of winning with them.
+
+    A certain win as cheaply as possible when one is legal, else the legal
+    count that trades the odds (a hypergeometric model of the defender's
+    hand) against the tiles spent best: `stake` is the value of winning
+    minus that of losing.
+    """
+    cdef int c = RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
+    cdef int mine = s.hand[ctx.seat][c], total = ctx.total_unseen, good = ctx.unseen[c]
+    cdef int held = ctx.hand_sizes[s.c_defender], most, sure, i, k, best_n = 0
+    cdef double p, u, best_p = 0.0, best_u = -INFINITY
+    most = held if held < good else good        # the most the defender can hold of c
+    sure = base_d + most + 1 - base_a
+    if sure < 0:
+        sure = 0
+    if sure <= mine:
+        for i in range(n):
+            if legal[i] == A_COMMIT + sure:
+                odds[0] = 1.0
+                return sure                 # a certain win: take it as cheaply as possible
+    # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
+    for i in range(n):
+        k = legal[i] - A_COMMIT
+        p = 1.0 - hyper_at_least(total, good, held, base_a + k - base_d)
+        u = p * stake - ctx.w.commit_cost * k
+        if u > best_u + 1e-9:
+            best_n, best_u, best_p = k, u, p
+    odds[0] = best_p
+    return best_n
+
 cdef double conflict_value(GameState* s, GreedyCtx* ctx) noexcept nogil:
-    """Return a pending conflict's value: its two outcomes weighted by the attacker's odds."""
-    cdef int base_a, base_d
+    """Return a pending conflict's value: its two outcomes weighted by the attacker's odds.
+
+    The deciding seat's own attack, still to commit, is valued by the
+    commitment it will make (attack_commitment), its tiles' cost taken off:
+    a revolt it would not pay for, with no more temples than the defender,
+    is a certain loss (R-REV-4: a tie goes to the defender), not a chance.
+    """
+    cdef int32_t legal[MAX_ACTIONS]
+    cdef int base_a, base_d, n, k
     cdef double p, wa, wd
     conflict_bases(s, &base_a, &base_d)
-    p = win_odds(s, ctx, base_a, base_d)
     outcomes(s, ctx, base_a, base_d, &wa, &wd)
+    if s.c_attacker == ctx.seat and s.c_att_commit < 0:
+        n = gen_legal(s, legal)
+        k = attack_commitment(s, ctx, legal, n, base_a, base_d, wa - wd, &p)
+        return p * wa + (1.0 - p) * wd - ctx.w.commit_cost * k
+    p = win_odds(s, ctx, base_a, base_d)
     return p * wa + (1.0 - p) * wd
 
 cdef inline bint commit_phase(int phase) noexcept nogil:
@@ -498,10 +537,9 @@ cdef int action_phase(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n)
     return best
 
 cdef int commitment(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) noexcept nogil:
-    """Return the commitment: what wins when it can, else nothing."""
-    cdef int me = ctx.seat, c, mine, base_a, base_d, need, total, good, held, most, sure, i, k
-    cdef int best_n = 0
-    cdef double wa, wd, stake, p, u, best_u = -INFINITY
+    """Return the commitment: what wins when it can, else nothing (a defender); an attacker's, attack_commitment."""
+    cdef int me = ctx.seat, c, mine, base_a, base_d, need
+    cdef double wa, wd, p
     c = RED if s.c_kind == CONFLICT_REVOLT else s.c_colour
     mine = s.hand[me][c]
     conflict_bases(s, &base_a, &base_d)
@@ -512,26 +550,7 @@ cdef int commitment(GameState* s, GreedyCtx* ctx, const int32_t* legal, int n) n
         return A_COMMIT + (need if need <= mine else 0)
     # attacker: trade the odds against the tiles spent
     outcomes(s, ctx, base_a, base_d, &wa, &wd)
-    stake = wa - wd
-    total = ctx.total_unseen
-    good = ctx.unseen[c]
-    held = ctx.hand_sizes[s.c_defender]
-    most = held if held < good else good        # the most the defender can hold of c
-    sure = base_d + most + 1 - base_a
-    if sure < 0:
-        sure = 0
-    if sure <= mine:
-        for i in range(n):
-            if legal[i] == A_COMMIT + sure:
-                return A_COMMIT + sure      # a certain win: take it as cheaply as possible
-    # the legal counts (all of 0..mine, or with R-VAR-ENGLISH none or the exact one)
-    for i in range(n):
-        k = legal[i] - A_COMMIT
-        p = 1.0 - hyper_at_least(total, good, held, base_a + k - base_d)
-        u = p * stake - ctx.w.commit_cost * k
-        if u > best_u + 1e-9:
-            best_n, best_u = k, u
-    return A_COMMIT + best_n
+    return A_COMMIT + attack_commitment(s, ctx, legal, n, base_a, base_d, wa - wd, &p)
 
 cdef int greedy_decision(GameState* s, GreedyCtx* ctx) noexcept nogil:
     """Return the greedy decision of the seat to act (ctx.seat) in a world dealt from its view."""
