@@ -48,6 +48,10 @@ def defaults_fingerprint(players: int, params=None) -> str:
     # a knob at the value that played before it existed leaves the search as it was
     played = {k: v for k, v in params.to_dict().items() if not (KNOB[k].absent_means is not None
                                                                 and v == KNOB[k].absent_means)}
+    # exploration was one number for every player count before it was set by the count:
+    # the count's own value keeps the maps of the counts it did not change
+    if played.get("exploration") is None:
+        played["exploration"] = params.resolved(players).exploration
     text = json.dumps({"params": played, "weights": list(params.eval_weights(players)),
                        "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -115,7 +115,7 @@ def test_the_handshake_reads_id_and_options(bot):
     assert (bot.id.name, bot.id.version, bot.id.author) == ("tne-ai", __version__, "the tne-ai developers")
     assert list(bot.options)[:2] == ["Workers", "Exploration"]
     assert bot.options["Workers"] == Option("Workers", "spin", 1, 1, 64)
-    assert bot.options["Exploration"] == Option("Exploration", "string", "0.7")
+    assert bot.options["Exploration"] == Option("Exploration", "string", "auto")
     assert bot.options["ReuseTree"].default is True
     assert bot.find_option("candidates") is bot.options["Candidates"] and bot.find_option("Nope") is None
     bot.is_ready()

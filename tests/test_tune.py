@@ -77,7 +77,7 @@ BAD_FILES = [
     (params_doc({"tua": 5.0}), "unknown field 'tua' (did you mean 'tau'?)"),
     (params_doc({"tau": True}), "'tau' must be a number"),
     (params_doc({"tau": "5"}), "'tau' must be a number"),
-    (params_doc({"exploration": None}), "'exploration' must be a number"),
+    (params_doc({"rollout_epsilon": None}), "'rollout_epsilon' must be a number"),
     (params_doc({"rollout_depth": 3.0}), "'rollout_depth' must be an integer"),
     (params_doc({"reuse_tree": 1}), "'reuse_tree' must be true or false"),
     (params_doc({"rollout_policy": "best"}), "'rollout_policy' must be one of greedy, uniform"),
@@ -162,7 +162,7 @@ def test_field_specs_are_parsed_and_checked():
     # an integer field that may also be null (the player count's default) takes integer bounds
     tail = TunedField.parse("rollout_tail_after:0:8:1")
     assert (tail.low, tail.high, tail.value(2.6)) == (0, 8, 3)
-    with pytest.raises(SearchError, match="start value 0.7 is outside"):
+    with pytest.raises(SearchError, match="start value 0.35 is outside"):      # 2 players' exploration
         SpsaConfig((TunedField.parse("exploration:1.0:2.0:0.1"),))
     with pytest.raises(SearchError, match="named twice"):
         SpsaConfig((f, f))

@@ -34,7 +34,7 @@ import click
 import engine
 from search.agent import Limits
 from search.ismcts import ISMCTS
-from search.params import DEFAULT_TAIL_AFTER, DEFAULT_WIDEN_COEF, SearchParams
+from search.params import DEFAULT_TAIL_AFTER, DEFAULT_WIDEN_COEF, KNOB, SearchParams
 from tne_ai import __version__
 from tne_ai.inputs import variants_option
 
@@ -119,7 +119,12 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
                     f"{params.widen_base:g} + {DEFAULT_WIDEN_COEF[4]:g}·visits^{params.widen_exponent:g} with 4")
     else:
         widening = f"widening {params.widen_base:g} + {params.widen_coef:g}·visits^{params.widen_exponent:g}"
-    echo(f"search: ISMCTS, default SearchParams (exploration {params.exploration}, {widening}, {params.rollout_policy} "
+    if params.exploration is None:
+        by = KNOB["exploration"].by_players
+        exploration = f"exploration {by[2]:g} with 2 players, {by[3]:g} with 3 or 4"
+    else:
+        exploration = f"exploration {params.exploration:g}"
+    echo(f"search: ISMCTS, default SearchParams ({exploration}, {widening}, {params.rollout_policy} "
          f"rollouts {reach}, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
          f"{', evaluation centred on the root' if params.eval_centre else ''}"

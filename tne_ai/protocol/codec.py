@@ -76,6 +76,9 @@ def one_line(text: str) -> str:
 # ---------------------------------------------------------------- options
 
 
+AUTO = "auto"                   # a knob option's value that leaves the knob to its own rule
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One engine option as `tne` announces it (UCI types spin, check or string), and the `tne-ai bot` flag that sets it."""
@@ -91,6 +94,8 @@ class OptionSpec:
 
     def coerce(self, value):
         """Return the option value a text or JSON value stands for; ProtocolError bad-value if it is none."""
+        if value is None and self.default is None:
+            return None                 # the knob's own rule (e.g. by the player count)
         if isinstance(value, bool):
             value = "true" if value else "false"
         elif isinstance(value, (int, float)):
@@ -112,13 +117,16 @@ class OptionSpec:
                 raise ProtocolError("bad-value", f"option {self.name}: {echo(text)} out of range "
                                                  f"{self.min}..{self.max}")
             return v
-        # a string option is a float (UCI has no float type)
+        # a string option is a float (UCI has no float type); "auto" a knob's own rule
+        if self.default is None and text.lower() == AUTO:
+            return None
         try:
             v = float(text) if len(text) <= MAX_NUMBER_CHARS else math.nan
         except ValueError:
             v = math.nan
         if not self.min <= v <= self.max:
-            raise ProtocolError("bad-value", f"option {self.name}: expected a number {self.min:g}..{self.max:g}, "
+            either = f" or {AUTO}" if self.default is None else ""
+            raise ProtocolError("bad-value", f"option {self.name}: expected a number {self.min:g}..{self.max:g}{either}, "
                                              f"got {echo(text)!r}")
         return v
 
@@ -126,7 +134,7 @@ class OptionSpec:
         """Return a value as `tne` prints it."""
         if self.type == "check":
             return "true" if value else "false"
-        return str(value)
+        return AUTO if value is None else str(value)
 
 
 def knob_option(knob: Knob) -> OptionSpec:
@@ -573,7 +581,8 @@ def id_reply(version: str, options: dict) -> dict:
     """Return the handshake reply: identity and every option with its current value."""
     opts = []
     for o in OPTIONS:
-        d = {"name": o.name, "type": o.type, "default": options[o.name]}
+        value = options[o.name]
+        d = {"name": o.name, "type": o.type, "default": AUTO if value is None else value}
         if o.type == "spin":
             d.update(min=o.min, max=o.max)
         opts.append(d)
