@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import multiprocessing
 import os
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -40,9 +39,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tne_ai.web import games as G
 from tne_ai.web import replay
-from tne_ai.web.http import STATIC, error, json_object, page, record_text
+from tne_ai.web.http import STATIC, BadJSON, dumps, error, is_count, json_object, page, parse_json, record_text
 
 MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
+MAX_PENDING = 64                      # messages waiting for one socket before it is closed as too slow
+CLOSE_NO_GAME = 4404                  # WebSocket close codes: no such game (as HTTP 404)
+CLOSE_TOO_SLOW = 4429                 # the page leaves more than MAX_PENDING messages unread
 SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
 log = logging.getLogger("tne_ai.web")
 
@@ -168,14 +170,14 @@ class Server:
                 self.save(game)
                 self.broadcast(game, {"type": "event", "seat": seat, "move": game.last["move"],
                                       "squares": game.last["squares"]})
-                self.broadcast(game, game.view())
+                self.broadcast(game, STATE)
         except asyncio.CancelledError:
             raise
         except Exception as e:                # a broken pool, an engine bug: say so, keep the server up
             log.exception("engine loop of game %s", game.id[:6])
             self.broadcast(game, {"type": "error", "message": f"engine failed: {e}"})
 
-    async def run_hint(self, game: G.Game, queue: asyncio.Queue) -> None:
+    async def run_hint(self, game: G.Game, queue: "Outbox") -> None:
         loop = asyncio.get_running_loop()
         version = game.version
         try:
@@ -253,12 +255,12 @@ async def load_game(request: Request) -> Response:
     q = request.query_params
     try:
         seat = q.get("seat")
-        if seat is not None and not seat.isdigit():
+        if seat is not None and not is_count(seat):
             raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
         spec = None
         if "iterations" in q or "movetime" in q:
             key = "iterations" if "iterations" in q else "movetime"
-            if not q[key].isdigit():
+            if not is_count(q[key]):
                 raise G.GameError(f"{key} must be a number")
             spec = G.engine_seat({key: int(q[key])})
         game = G.load_game(text, None if seat is None else int(seat), spec)
@@ -287,47 +289,133 @@ async def game_record(request: Request) -> Response:
     return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-async def _send_queued(ws: WebSocket, queue: asyncio.Queue) -> None:
-    """Send a socket's queued messages as they come (until cancelled)."""
+class _StateMarker:
+    """The place of a `state` message in an Outbox: the view is built (Game.view) when it is sent."""
+
+    def __repr__(self) -> str:
+        return "STATE"
+
+
+STATE = _StateMarker()
+
+
+class Outbox:
+    """One socket's messages waiting to be sent: at most `limit`, and at most one state, the newest.
+
+    A state message is queued as the STATE marker and built when it is sent, so
+    a newer state replaces a pending one (it moves to the end, after the events
+    it follows) and a page that asks for its view 10,000 times costs one view.
+    Beyond `limit` other messages waiting the reader is too slow: `overflowed`
+    is set and the socket is closed (CLOSE_TOO_SLOW) rather than queue without end.
+    """
+
+    def __init__(self, limit: int = MAX_PENDING):
+        self.items: deque = deque()
+        self.limit = limit
+        self.peak = 0                     # the most messages ever waiting at once (tests read it)
+        self.puts = 0                     # messages ever queued, coalesced or not
+        self.ready = asyncio.Event()
+        self.overflowed = asyncio.Event()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def put_nowait(self, message) -> None:
+        """Queue a message (a dict, or STATE; a dict of type state counts as STATE); past the limit, overflow."""
+        self.puts += 1
+        if message is STATE or (isinstance(message, dict) and message.get("type") == "state"):
+            message = STATE
+            with contextlib.suppress(ValueError):
+                self.items.remove(STATE)
+        if len(self.items) >= self.limit:
+            self.overflowed.set()
+            return
+        self.items.append(message)
+        self.peak = max(self.peak, len(self.items))
+        self.ready.set()
+
+    async def get(self):
+        """Return the next message to send (waiting for one)."""
+        while not self.items:
+            self.ready.clear()
+            await self.ready.wait()
+        return self.items.popleft()
+
+
+async def _send_queued(ws: WebSocket, outbox: Outbox, game: G.Game) -> None:
+    """Send a socket's queued messages as they come (until cancelled); a state is the view at sending time."""
     while True:
-        await ws.send_json(await queue.get())
+        item = await outbox.get()
+        await ws.send_text(dumps(game.view() if item is STATE else item))
+
+
+async def _receive(ws: WebSocket, server: "Server", game: G.Game, outbox: Outbox) -> None:
+    """Answer what the page sends until it goes away; a binary frame is answered with an error."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:                  # a binary frame: nothing here is sent as bytes
+            outbox.put_nowait({"type": "error", "message": "binary frames are not read: send each message "
+                                                           "as JSON text"})
+            continue
+        for msg in answer(server, game, text, outbox):
+            outbox.put_nowait(msg)
+
+
+async def serve_socket(ws: WebSocket, server: "Server", game: G.Game, limit: int = MAX_PENDING) -> None:
+    """Play one accepted socket: its view at once, then answers and broadcasts until it closes.
+
+    A reader that leaves more than `limit` messages unread is closed with
+    CLOSE_TOO_SLOW; the game goes on and the page may reconnect.
+    """
+    outbox = Outbox(limit)
+    game.subscribers.add(outbox)
+    loop = asyncio.get_running_loop()
+    sender = loop.create_task(_send_queued(ws, outbox, game))
+    receiver = loop.create_task(_receive(ws, server, game, outbox))
+    overflow = loop.create_task(outbox.overflowed.wait())
+    outbox.put_nowait(STATE)
+    server.ensure_engines(game)
+    done: set = set()
+    try:
+        done, _ = await asyncio.wait({sender, receiver, overflow}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        game.subscribers.discard(outbox)
+        for task in (sender, receiver, overflow):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task            # (a test client cancels a closed session's app: end quietly)
+    if overflow in done:
+        log.warning("closing a slow socket of game %s: more than %d messages unread", game.id[:6], limit)
+        with contextlib.suppress(Exception):
+            await ws.close(code=CLOSE_TOO_SLOW, reason=f"too slow: more than {limit} messages waiting unread")
+    elif sender in done and not isinstance(sender.exception(), (WebSocketDisconnect, OSError, RuntimeError)):
+        log.error("the sender of game %s failed", game.id[:6], exc_info=sender.exception())
+        with contextlib.suppress(Exception):
+            await ws.close(code=1011, reason="internal error")
 
 
 async def game_socket(ws: WebSocket) -> None:
     """WS /api/games/{id}/ws: live play; every message is answered by `answer`, updates are broadcast."""
     server = _server(ws)
     game = _game(ws)
-    if game is None:
-        await ws.close(code=4404)
-        return
     await ws.accept()
-    queue: asyncio.Queue = asyncio.Queue()
-    game.subscribers.add(queue)
-    send_task = asyncio.get_running_loop().create_task(_send_queued(ws, queue))
-    queue.put_nowait(game.view())
-    server.ensure_engines(game)
-    try:
-        while True:
-            text = await ws.receive_text()
-            for msg in answer(server, game, text, queue):
-                queue.put_nowait(msg)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        game.subscribers.discard(queue)
-        send_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await send_task
+    if game is None:                      # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
+        await ws.close(code=CLOSE_NO_GAME, reason="no such game")
+        return
+    await serve_socket(ws, server, game)
 
 
-def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> list:
+def answer(server: Server, game: G.Game, text: str, queue: Outbox) -> list:
     """Answer one browser message; every problem is an error message and the game goes on."""
     if len(text) > MAX_MESSAGE_CHARS:
         return [{"type": "error", "message": f"message longer than {MAX_MESSAGE_CHARS} characters"}]
     try:
-        msg = json.loads(text)
-    except ValueError as e:
-        return [{"type": "error", "message": f"not JSON: {str(e)[:80]}"}]
+        msg = parse_json(text)
+    except BadJSON as e:
+        return [{"type": "error", "message": str(e)}]
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         return [{"type": "error", "message": "expected a JSON object with a \"type\""}]
     kind = msg["type"]
@@ -336,11 +424,11 @@ def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> lis
             t = msg.get("t")
             return [{"type": "pong", "t": t if isinstance(t, (int, float, str)) and len(str(t)) < 40 else None}]
         if kind == "state":
-            return [game.view()]
+            return [STATE]
         if kind == "move":
             game.play(msg.get("move"))
             server.save(game)
-            server.broadcast(game, game.view())
+            server.broadcast(game, STATE)
             server.ensure_engines(game)
             return []
         if kind == "undo":
@@ -350,7 +438,7 @@ def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> lis
             game.thinking = None
             game.undo()
             server.save(game)
-            server.broadcast(game, game.view())
+            server.broadcast(game, STATE)
             server.ensure_engines(game)
             return []
         if kind == "hint":

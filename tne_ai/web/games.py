@@ -142,6 +142,11 @@ def engine_seat(spec) -> EngineSeat:
     return EngineSeat(iterations=it) if it is not None else EngineSeat(movetime=mt)
 
 
+def _is_count(text) -> bool:
+    """Return whether a header value is a plain decimal count (ASCII digits: str.isdigit also takes '²')."""
+    return isinstance(text, str) and re.fullmatch(r"[0-9]{1,20}", text) is not None
+
+
 def action_squares(action: int) -> list:
     """Return the squares (names) a decision touches: its square, a monument's 2x2 block, else none."""
     text = A.format_action(action)
@@ -179,7 +184,7 @@ class Game:
         self.start_header = start_header      # the initial position is a [start] position, not a fresh deal
         self.version = 0
         self.thinking: Optional[int] = None
-        self.subscribers: set = set()         # asyncio.Queue per open WebSocket
+        self.subscribers: set = set()         # an Outbox (tne_ai/web/app.py) per open WebSocket
         self.task: Optional[asyncio.Task] = None
         self.hint_task: Optional[asyncio.Task] = None
         self._rebuild(list(actions))
@@ -397,11 +402,11 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         raise GameError(f"not a game record: {e}") from None
     heads = dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
     if human is None:
-        human = int(heads["human"]) if heads.get("human", "").isdigit() else 0
+        human = int(heads["human"]) if _is_count(heads.get("human")) else 0
     if not 0 <= human < state.players:
         raise GameError(f"seat {human} does not exist in this {state.players}-player game")
     spec = engine_spec or EngineSeat(iterations=1000)
-    seed = int(heads["seed"]) if "start" not in heads and heads.get("seed", "").isdigit() else \
+    seed = int(heads["seed"]) if "start" not in heads and _is_count(heads.get("seed")) else \
         random.SystemRandom().randrange(2 ** 62)
     return Game(initial, human, {s: spec for s in range(state.players) if s != human}, seed,
                 actions=actions, start_header="start" in heads)
@@ -419,11 +424,11 @@ def resume_game(text: str) -> Game:
     game = load_game(text)
     for s in list(game.engines):
         spec = heads.get(f"engine_{s}", "").split()
-        if len(spec) != 2 or not spec[1].isdigit():
+        if len(spec) != 2 or not _is_count(spec[1]):
             raise GameError(f"no [engine_{s} iterations|movetime N] header")
         game.engines[s] = engine_seat({spec[0]: int(spec[1])})
     if game.start_header:
-        if not heads.get("engine_seed", "").isdigit():
+        if not _is_count(heads.get("engine_seed")):
             raise GameError("no [engine_seed N] header")
         game.seed = int(heads["engine_seed"])
     game.id = game_id

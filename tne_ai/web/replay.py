@@ -60,7 +60,7 @@ from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
 from search.review import MARKS, record_decisions, review_decision, summarise
 from tne_ai.web.games import decide
-from tne_ai.web.http import error, json_object, page, record_text
+from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
 MAX_REVIEW_ITERATIONS = 5_000
@@ -109,7 +109,7 @@ def _int_param(q, name: str, default: int, lo: int, hi: int) -> int:
     if name not in q:
         return default
     v = q[name]
-    if not v.isdigit() or not lo <= int(v) <= hi:
+    if not is_count(v) or not lo <= int(v) <= hi:
         raise ReplayError(f"{name} must be an integer {lo}..{hi}, got {v[:20]!r}")
     return int(v)
 
@@ -315,7 +315,7 @@ async def review_create(request: Request) -> Response:
         seats = None
         if q.get("seats"):
             parts = q["seats"].split(",")
-            if not all(p.strip().isdigit() for p in parts) or len(parts) > 4:
+            if not all(is_count(p.strip()) for p in parts) or len(parts) > 4:
                 raise ReplayError(f"seats: seat numbers separated by commas, got {q['seats'][:20]!r}")
             seats = sorted({int(p) for p in parts})
         review = Review(text, seats, iterations, seed)
@@ -403,19 +403,19 @@ async def watch_record(request: Request) -> Response:
 
 
 async def _drain(ws: WebSocket) -> None:
-    """Read (and drop) what the page sends until the socket closes: it notices the page going away."""
+    """Read (and drop) what the page sends, text or binary, until the socket closes: it notices the page going away."""
     with contextlib.suppress(Exception):
-        while True:
-            await ws.receive_text()
+        while (await ws.receive())["type"] != "websocket.disconnect":
+            pass
 
 
 async def watch_socket(ws: WebSocket) -> None:
     """WS /ws/watch/{id}: every frame so far, then each new one as it comes, then the end message."""
     watch = _replays(ws).watches.get(ws.path_params["watch_id"])
-    if watch is None:
-        await ws.close(code=4404)
-        return
     await ws.accept()
+    if watch is None:                     # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
+        await ws.close(code=4404, reason="no such game")
+        return
     watch.start(_executor(ws))
     read_task = asyncio.get_running_loop().create_task(_drain(ws))
     sent = 0
@@ -423,10 +423,10 @@ async def watch_socket(ws: WebSocket) -> None:
         while True:
             changed = watch.changed
             while sent < len(watch.frames):
-                await ws.send_json(watch.frames[sent])
+                await ws.send_text(dumps(watch.frames[sent]))
                 sent += 1
             if watch.finished:
-                await ws.send_json(watch.end_message())
+                await ws.send_text(dumps(watch.end_message()))
                 break
             waiter = asyncio.ensure_future(changed.wait())
             done, _ = await asyncio.wait({waiter, read_task}, return_when=asyncio.FIRST_COMPLETED)
