@@ -252,6 +252,43 @@ def test_undo_goes_back_before_the_previous_decision(client):
         assert not again["can_undo"] or first["moves"]
 
 
+def test_undo_shuffles_the_bag_again_so_a_swap_reveals_nothing(client):
+    gid = new_game(client, human=0)
+    game = client.app_server.games[gid]
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        view = until_my_turn(ws)
+        while view["phase"] != "action" or view["actions_left"] != 2:   # the first action of my turn
+            ws.send_json({"type": "move", "move": next(m for m in view["legal"] if not m.startswith("swap"))})
+            view = until_my_turn(ws, after=view["version"])
+        swap = "swap " + view["hand"]                                    # the whole hand
+        assert swap in view["legal"]
+        drawn, bags, version = [], [game.state.snapshot()["bag"]], view["version"]
+        hidden = [game.state.snapshot()["hands"][1]]
+        for _ in range(6):
+            ws.send_json({"type": "move", "move": swap})
+            after = until_my_turn(ws, after=version)
+            assert after["moves"][-1]["move"] == swap
+            drawn.append(after["moves"][-1]["drew"])
+            ws.send_json({"type": "undo"})
+            back = until_my_turn(ws, after=after["version"])
+            version = back["version"]
+            # the same game as the player saw it, with a bag shuffled again
+            assert back["moves"] == view["moves"] and back["hand"] == view["hand"] and back["legal"] == view["legal"]
+            bags.append(game.state.snapshot()["bag"])
+            hidden.append(game.state.snapshot()["hands"][1])
+    assert sorted(bags[0]) == sorted(bags[1]) and bags[1] != bags[0]   # the same tiles, another order
+    assert len(set(drawn)) > 1, drawn          # the first draw does not foretell the next ones
+    assert len({tuple(b) for b in bags}) == len(bags)
+    assert all(h == hidden[0] for h in hidden)   # the engine's hand, which its past decisions came from, stays
+    assert game.reshuffles == 6 and game.start_header
+    # the record replays the game so far from its [start] position, and the seat record is unchanged
+    text = game.saved_text()
+    state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+    assert state.snapshot() == game.state.snapshot() and actions == game.actions
+    assert "[reshuffled 6]" in text and "[seed " not in text
+    assert "position startpos" in game.seat_record()
+
+
 def test_hint_returns_candidates(client):
     gid = new_game(client, human=0)
     with client.websocket_connect(f"/api/games/{gid}/ws") as ws:

@@ -65,9 +65,17 @@ def test_undo_and_load_are_saved(tmp_path):
             ws.send_json({"type": "undo"})
             undone = until_my_turn(ws, view["version"])
         assert undone["ply"] < view["ply"]
+        truth = app.state.server.games[gid].state.snapshot()
+    text = (tmp_path / (gid + SAVED_SUFFIX)).read_text()
+    assert "[start " in text and "[reshuffled 1]" in text and "[engine_seed " in text   # the bag shuffled again
     app2 = create_app(workers=1, data_dir=tmp_path)
     with TestClient(app2) as c2:
         assert c2.get(f"/api/games/{gid}").json()["moves"] == undone["moves"]
+        resumed = app2.state.server.games[gid]
+        assert resumed.state.snapshot() == truth and resumed.reshuffles == 1     # the same bag, the same hands
+        assert "position startpos" in c2.get(f"/api/games/{gid}/record").text
+        view = play_a_few(c2, gid, decisions=1)                                  # and play goes on
+        assert view["ply"] > undone["ply"]
 
 
 def test_a_corrupt_file_is_skipped_with_a_log_line(tmp_path, caplog):
