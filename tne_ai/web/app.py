@@ -53,11 +53,16 @@ class Server:
     """The games and the engine pool of one app."""
 
     def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
-                 hint_iterations: int = G.HINT_ITERATIONS, data_dir=None):
+                 hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
+                 review_workers: int = 1, review_executor: Optional[Executor] = None):
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.workers = workers
-        self.executor = executor
+        self.executor = executor              # live games: engine moves and hints
         self.own_executor = executor is None
+        # reviews have a pool of their own, so a live game's engine move never waits behind a review's jobs
+        self.review_workers = review_workers
+        self.review_executor = review_executor
+        self.own_review_executor = review_executor is None
         self.hint_iterations = hint_iterations
         self.games: "OrderedDict[str, G.Game]" = OrderedDict()
 
@@ -66,6 +71,10 @@ class Server:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=G.lower_priority)
+        if self.review_executor is None:      # (its processes start with the first review)
+            self.review_executor = ProcessPoolExecutor(self.review_workers,
+                                                       mp_context=multiprocessing.get_context("spawn"),
+                                                       initializer=G.lowest_priority)
 
     def stop(self) -> None:
         for game in self.games.values():
@@ -75,6 +84,9 @@ class Server:
         if self.own_executor and self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = None
+        if self.own_review_executor and self.review_executor is not None:
+            self.review_executor.shutdown(wait=False, cancel_futures=True)
+            self.review_executor = None
 
     def add(self, game: G.Game) -> G.Game:
         self.games[game.id] = game
@@ -462,6 +474,7 @@ async def lifespan(app: Starlette):
     try:
         yield
     finally:
+        app.state.replays.stop()
         server.stop()
 
 
@@ -478,13 +491,17 @@ ROUTES = [
 
 
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
-               hint_iterations: int = G.HINT_ITERATIONS, data_dir=None) -> Starlette:
+               hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
+               review_workers: int = 1, review_executor: Optional[Executor] = None) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
+
+    Reviews run in a pool of their own, `review_workers` processes at the
+    lowest CPU priority (or `review_executor`), at most replay.MAX_RUNNING_REVIEWS at once.
 
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
     The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
     app = Starlette(routes=ROUTES, lifespan=lifespan)
-    app.state.server = Server(workers, executor, hint_iterations, data_dir)
+    app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor)
     app.state.replays = replay.Replays()
     return app

@@ -85,6 +85,13 @@ def lower_priority() -> None:
         os.nice(10)
 
 
+def lowest_priority() -> None:
+    """A review worker's initializer: reviews run at the lowest CPU priority (nice +19), below live
+    games' searches (nice +10), so on shared cores a live engine move goes first."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(19)
+
+
 def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int) -> int:
     """Return an engine seat's decision, searched from its own observation (runs in a worker process)."""
     searcher = _searcher()

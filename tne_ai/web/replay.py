@@ -16,7 +16,11 @@ HTTP and WebSocket (`ROUTES`, mounted by tne_ai/web/app.py):
 Review: the record is replayed in the request (a record that does not replay
 is refused with the reason), then every decision is searched from its seat's
 knowledge (search.review.review_decision) as one job per decision in the
-app's process pool, off the event loop; the page polls the progress. The
+app's review pool (`server.review_executor`: its own processes at the lowest
+CPU priority, so live games' engine moves never wait behind a review), at
+most MAX_RUNNING_REVIEWS reviews at once (the others wait their turn), off
+the event loop; the page polls the progress. A review pushed out by newer
+ones (MAX_REVIEWS are kept) is cancelled with its jobs still waiting. The
 snapshots of every ply stay on the server under the review's unguessable id
 and the boards are drawn on demand. The uploaded record is the user's own
 finished game: its boards are full boards (still drawn without hands).
@@ -30,8 +34,9 @@ lines); the full record is offered only once the game is over.
 
 The handlers are module-level functions: they keep the reviews and watched
 games in `request.app.state.replays` (a Replays) and run their searches in
-the pool of `request.app.state.server` (its `executor`), both set by the
-app's create_app. This module never imports the app.
+the pools of `request.app.state.server` (its `executor` and
+`review_executor`), both set by the app's create_app. This module never
+imports the app.
 """
 from __future__ import annotations
 
@@ -67,6 +72,7 @@ MAX_REVIEW_ITERATIONS = 5_000
 WATCH_ITERATIONS = 100
 MAX_WATCH_ITERATIONS = 20_000
 MAX_REVIEWS = 20
+MAX_RUNNING_REVIEWS = 2               # reviews searched at once; later ones wait for a slot
 MAX_WATCHES = 20
 
 
@@ -139,6 +145,9 @@ class Review:
         self.done = 0
         self.error: Optional[str] = None
         self.task: Optional[asyncio.Task] = None
+        self.queued = True                    # waiting for one of the MAX_RUNNING_REVIEWS slots
+        self.jobs: list = []                  # its concurrent futures in the review pool
+        self.cancelled = False
 
     def board(self, ply: int) -> str:
         """The board after `ply` decisions, the decision just played ringed."""
@@ -150,7 +159,8 @@ class Review:
         total = len(self.items)
         out = {"review": self.id, "status": "error" if self.error else ("done" if self.done == total else "running"),
                "done": self.done, "total": total, "plies": len(self.plies), "players": self.facts["players"],
-               "moves": self.plies, "seats": self.seats, "iterations": self.iterations}
+               "moves": self.plies, "seats": self.seats, "iterations": self.iterations,
+               "queued": self.queued and not self.error}
         if self.error:
             out["error"] = self.error
         if out["status"] == "done":
@@ -160,18 +170,33 @@ class Review:
                        thresholds={name: t for name, t in MARKS})
         return out
 
-    async def run(self, executor) -> None:
-        loop = asyncio.get_running_loop()
+    async def run(self, executor, slots: asyncio.Semaphore) -> None:
+        """Search every decision in `executor` once a slot of `slots` is free (cancel() stops it)."""
         try:
-            futures = [loop.run_in_executor(executor, review_one, item, self.iterations, self.seed)
-                       for item in self.items]
-            for fut in asyncio.as_completed(futures):
-                self.decisions.append(await fut)
-                self.done += 1
+            async with slots:
+                self.queued = False
+                self.jobs = [executor.submit(review_one, item, self.iterations, self.seed) for item in self.items]
+                for fut in asyncio.as_completed([asyncio.wrap_future(job) for job in self.jobs]):
+                    self.decisions.append(await fut)
+                    self.done += 1
         except asyncio.CancelledError:
+            self.cancel_jobs()
             raise
         except Exception as e:
+            self.cancel_jobs()
             self.error = f"the review failed: {e}"
+
+    def cancel_jobs(self) -> None:
+        """Cancel the jobs still waiting in the pool (a job a worker has begun ends with its one decision)."""
+        for job in self.jobs:
+            job.cancel()
+
+    def cancel(self) -> None:
+        """Stop the review: its task and its jobs (it was pushed out by newer reviews, or the server stops)."""
+        self.cancelled = True
+        if self.task is not None:
+            self.task.cancel()
+        self.cancel_jobs()
 
 
 # ---------------------------------------------------------------- a watched game
@@ -239,6 +264,11 @@ class Watch:
             out["svg"] = _svg(snap, last=self.frames[-1].get("last"), title="final position")
         return out
 
+    def cancel(self) -> None:
+        """Stop the engines of a live watched game."""
+        if self.task is not None:
+            self.task.cancel()
+
     def start(self, executor) -> None:
         if self.live and self.task is None and not self.finished:
             self.task = asyncio.get_running_loop().create_task(self.run(executor))
@@ -273,15 +303,28 @@ class Replays:
     def __init__(self):
         self.reviews: "OrderedDict[str, Review]" = OrderedDict()
         self.watches: "OrderedDict[str, Watch]" = OrderedDict()
+        self._slots: Optional[asyncio.Semaphore] = None
+        self._slots_loop = None
+
+    def review_slots(self) -> asyncio.Semaphore:
+        """Return the semaphore of the MAX_RUNNING_REVIEWS reviews searched at once (one per event loop)."""
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots_loop is not loop:
+            self._slots, self._slots_loop = asyncio.Semaphore(MAX_RUNNING_REVIEWS), loop
+        return self._slots
 
     @staticmethod
     def keep(store: OrderedDict, item, limit: int) -> None:
-        """Add a review or watched game to its store, cancelling the oldest one's task beyond `limit`."""
+        """Add a review or watched game to its store, cancelling the oldest one beyond `limit` (its jobs too)."""
         store[item.id] = item
         while len(store) > limit:
             _, old = store.popitem(last=False)
-            if old.task is not None:
-                old.task.cancel()
+            old.cancel()
+
+    def stop(self) -> None:
+        """Cancel every review and watched game (the server stops)."""
+        for item in [*self.reviews.values(), *self.watches.values()]:
+            item.cancel()
 
 
 def _replays(conn: HTTPConnection) -> Replays:
@@ -291,6 +334,11 @@ def _replays(conn: HTTPConnection) -> Replays:
 def _executor(conn: HTTPConnection):
     """Return the app's process pool (its Server's executor, tne_ai/web/app.py)."""
     return conn.app.state.server.executor
+
+
+def _review_executor(conn: HTTPConnection):
+    """Return the app's pool for reviews (its Server's review_executor), apart from live games'."""
+    return conn.app.state.server.review_executor
 
 
 async def review_page(request: Request) -> Response:
@@ -323,7 +371,8 @@ async def review_create(request: Request) -> Response:
         return error(400, str(e))
     replays = _replays(request)
     replays.keep(replays.reviews, review, MAX_REVIEWS)
-    review.task = asyncio.get_running_loop().create_task(review.run(_executor(request)))
+    review.task = asyncio.get_running_loop().create_task(review.run(_review_executor(request),
+                                                                    replays.review_slots()))
     return JSONResponse({"review": review.id, "total": len(review.items), "plies": len(review.plies)},
                         status_code=201)
 
