@@ -46,16 +46,32 @@ MAX_PENDING = 64                      # messages waiting for one socket before i
 CLOSE_NO_GAME = 4404                  # WebSocket close codes: no such game (as HTTP 404)
 CLOSE_TOO_SLOW = 4429                 # the page leaves more than MAX_PENDING messages unread
 SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
+MAX_SAVED = 10_000                    # games saved in the data folder before new ones are refused
 log = logging.getLogger("tne_ai.web")
 
 
+class ServerFull(Exception):
+    """No room for one more game: every game in memory is in use, or the data folder holds its most."""
+
+
 class Server:
-    """The games and the engine pool of one app."""
+    """The games and the engine pool of one app.
+
+    At most `max_games` games are kept in memory: beyond, the least recently
+    used idle one (no open socket, no search running) leaves memory (it stays
+    saved); when none is idle a new game is refused (ServerFull, HTTP 503).
+    At most `max_saved` games are saved in the data folder: beyond, a new game
+    is refused, for a flood of new games must not fill the disk.
+    """
 
     def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
                  hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
-                 review_workers: int = 1, review_executor: Optional[Executor] = None):
+                 review_workers: int = 1, review_executor: Optional[Executor] = None,
+                 max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED):
         self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.max_games = max_games
+        self.max_saved = max_saved
+        self.saved_count = 0                  # files in the data folder (counted again when it looks full)
         self.workers = workers
         self.executor = executor              # live games: engine moves and hints
         self.own_executor = executor is None
@@ -88,23 +104,57 @@ class Server:
             self.review_executor.shutdown(wait=False, cancel_futures=True)
             self.review_executor = None
 
+    @staticmethod
+    def idle(game: G.Game) -> bool:
+        """Return whether no page and no search uses a game (it may leave memory: it is saved)."""
+        return not game.subscribers and all(t is None or t.done() for t in (game.task, game.hint_task))
+
+    def make_room(self) -> None:
+        """Free a place in memory for one more game (the least recently used idle one leaves); ServerFull if none."""
+        while len(self.games) >= self.max_games:
+            old = next((g for g in self.games.values() if self.idle(g)), None)
+            if old is None:
+                raise ServerFull(f"the server is full: {len(self.games)} games are in play (at most "
+                                 f"{self.max_games}, --max-games); try again when one ends")
+            del self.games[old.id]
+
+    def admit(self) -> None:
+        """Check that one more game may start (ServerFull says why not), making room in memory for it."""
+        if self.data_dir is not None and self.saved_count >= self.max_saved:
+            self.saved_count = self.count_saved()         # files may have been removed since
+            if self.saved_count >= self.max_saved:
+                raise ServerFull(f"the server is full: its data folder holds {self.saved_count:,} saved games "
+                                 f"(at most {self.max_saved:,}, --max-saved-games); no new game can start")
+        self.make_room()
+
     def add(self, game: G.Game) -> G.Game:
+        """Keep a game in memory (ServerFull when every game there is in use)."""
+        if game.id not in self.games:
+            self.make_room()
         self.games[game.id] = game
-        while len(self.games) > G.MAX_GAMES:
-            _, old = self.games.popitem(last=False)
-            if old.task is not None:
-                old.task.cancel()
+        self.games.move_to_end(game.id)
         return game
 
     def get(self, game_id: str) -> Optional[G.Game]:
+        """Return a game by id, read from the data folder if it left memory; None if none; ServerFull if no room."""
         game = self.games.get(game_id)
-        if game is None and self.data_dir is not None and G.GAME_ID_RE.fullmatch(game_id):
+        if game is not None:
+            self.games.move_to_end(game_id)               # recently used: the last to leave memory
+        elif self.data_dir is not None and G.GAME_ID_RE.fullmatch(game_id):
             path = self.data_dir / (game_id + SAVED_SUFFIX)     # a game pushed out of memory, or finished
             if path.is_file():
                 game = self.read_saved(path)
                 if game is not None:
                     self.add(game)
         return game
+
+    def count_saved(self) -> int:
+        """Return how many games the data folder holds."""
+        if self.data_dir is None:
+            return 0
+        with contextlib.suppress(OSError):
+            return sum(1 for _ in self.data_dir.glob("*" + SAVED_SUFFIX))
+        return self.saved_count
 
     # --- saved games (--data-dir): the full record after every decision, never served over HTTP
 
@@ -115,11 +165,13 @@ class Server:
         path = self.data_dir / (game.id + SAVED_SUFFIX)
         tmp = path.with_name(f".{game.id}.{os.getpid()}.tmp")
         try:
+            new = not path.exists()
             with open(tmp, "w", encoding="utf-8") as f:
                 f.write(game.saved_text())
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
+            self.saved_count += new
         except OSError:
             log.exception("cannot save game %s in %s", game.id[:6], self.data_dir)
             with contextlib.suppress(OSError):
@@ -137,12 +189,13 @@ class Server:
             return None
 
     def load_saved(self) -> None:
-        """Load the unfinished saved games (the most recent MAX_GAMES), so their URLs resume."""
+        """Load the unfinished saved games (the most recent max_games), so their URLs resume."""
         if self.data_dir is None:
             return
         self.data_dir.mkdir(parents=True, exist_ok=True)
         paths = sorted(self.data_dir.glob("*" + SAVED_SUFFIX), key=lambda p: p.stat().st_mtime)
-        for path in paths[-G.MAX_GAMES:]:
+        self.saved_count = len(paths)
+        for path in paths[-self.max_games:]:
             game = self.read_saved(path)
             if game is not None and not game.over:
                 self.add(game)
@@ -223,14 +276,18 @@ def _server(conn: HTTPConnection) -> Server:
 
 
 def _game(conn: HTTPConnection) -> Optional[G.Game]:
-    """Return the game named by the path's game_id, or None."""
+    """Return the game named by the path's game_id, or None (ServerFull if it must be read back and cannot)."""
     return _server(conn).get(conn.path_params["game_id"])
 
 
 def _started(request: Request, game: G.Game) -> Response:
-    """Keep a new game (in memory, and saved) and answer 201 with its id and URL."""
+    """Keep a new game (in memory, and saved) and answer 201 with its id and URL, or 503 when the server is full."""
     server = _server(request)
-    server.add(game)
+    try:
+        server.admit()
+        server.add(game)
+    except ServerFull as e:
+        return error(503, str(e))
     server.save(game)
     return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
 
@@ -283,7 +340,10 @@ async def load_game(request: Request) -> Response:
 
 async def game_view(request: Request) -> Response:
     """GET /api/games/{id}: the human's view."""
-    game = _game(request)
+    try:
+        game = _game(request)
+    except ServerFull as e:
+        return error(503, str(e))
     if game is None:
         return error(404, "no such game")
     return JSONResponse(game.view())
@@ -291,7 +351,10 @@ async def game_view(request: Request) -> Response:
 
 async def game_record(request: Request) -> Response:
     """GET /api/games/{id}/record: during play the human's seat record, after the end the full record."""
-    game = _game(request)
+    try:
+        game = _game(request)
+    except ServerFull as e:
+        return error(503, str(e))
     if game is None:
         return error(404, "no such game")
     if game.over:
@@ -412,8 +475,12 @@ async def serve_socket(ws: WebSocket, server: "Server", game: G.Game, limit: int
 async def game_socket(ws: WebSocket) -> None:
     """WS /api/games/{id}/ws: live play; every message is answered by `answer`, updates are broadcast."""
     server = _server(ws)
-    game = _game(ws)
     await ws.accept()
+    try:
+        game = _game(ws)
+    except ServerFull as e:               # 1013: try again later
+        await ws.close(code=1013, reason=str(e)[:120])
+        return
     if game is None:                      # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
         await ws.close(code=CLOSE_NO_GAME, reason="no such game")
         return
@@ -492,16 +559,19 @@ ROUTES = [
 
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
                hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
-               review_workers: int = 1, review_executor: Optional[Executor] = None) -> Starlette:
+               review_workers: int = 1, review_executor: Optional[Executor] = None,
+               max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
 
     Reviews run in a pool of their own, `review_workers` processes at the
     lowest CPU priority (or `review_executor`), at most replay.MAX_RUNNING_REVIEWS at once.
 
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
+    At most `max_games` games are kept in memory and `max_saved` saved; beyond, a new game is a 503 (Server).
     The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
     app = Starlette(routes=ROUTES, lifespan=lifespan)
-    app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor)
+    app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor,
+                              max_games, max_saved)
     app.state.replays = replay.Replays()
     return app

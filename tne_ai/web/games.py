@@ -58,7 +58,7 @@ MAX_ITERATIONS = 200_000
 MAX_MOVETIME_MS = 60_000
 HINT_ITERATIONS = 2_000
 HINT_CANDIDATES = 5
-MAX_GAMES = 200                      # live sessions kept per server (the oldest go first)
+MAX_GAMES = 200                      # games kept in memory per server (the least recently used idle one goes first)
 _SQUARE_RE = re.compile(r"\b([a-p](?:1[01]|[1-9]))\b")
 
 

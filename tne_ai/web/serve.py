@@ -79,7 +79,12 @@ def default_data_dir() -> Path:
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder where every game is saved after every decision and resumed from after a "
                    "restart (default: ~/.local/share/tne-ai/games, or the platform's).")
-def serve_command(host, port, workers, data_dir):
+@click.option("--max-games", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="Games kept in memory at once; when every one is in use (a page open, an engine "
+                   "searching) a new game is refused with 503 (idle ones leave memory, still saved).")
+@click.option("--max-saved-games", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
+              help="Games saved in the data folder at most; beyond, a new game is refused with 503.")
+def serve_command(host, port, workers, data_dir, max_games, max_saved_games):
     """Play against the engine in a browser: a local web app (docs/web.md)."""
     import uvicorn
 
@@ -96,6 +101,7 @@ def serve_command(host, port, workers, data_dir):
         raise click.ClickException(f"cannot create the data folder {data_dir}: {e}") from None
     click.echo(banner(host, bound, workers), err=False)
     click.echo(f"games saved in {data_dir}")
-    config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir), log_level="warning", ws="auto")
+    config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir, max_games=max_games,
+                                       max_saved=max_saved_games), log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
