@@ -26,7 +26,7 @@ MAX_JSON_DEPTH = 32                   # arrays and objects inside each other; no
 
 
 def is_count(text) -> bool:
-    """Return whether `text` is a plain decimal count (ASCII digits: str.isdigit also takes '²', which int() refuses)."""
+    """Return whether `text` is a plain decimal count (ASCII digits: isdigit also takes '²', which int refuses)."""
     return isinstance(text, str) and re.fullmatch(r"[0-9]{1,18}", text) is not None
 
 
