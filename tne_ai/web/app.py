@@ -435,7 +435,12 @@ async def _receive(ws: WebSocket, server: "Server", game: G.Game, outbox: Outbox
             outbox.put_nowait({"type": "error", "message": "binary frames are not read: send each message "
                                                            "as JSON text"})
             continue
-        for msg in answer(server, game, text, outbox):
+        try:
+            replies = answer(server, game, text, outbox)
+        except Exception as e:            # a bug, not bad input: say so and keep the socket and the game
+            log.exception("answering a message of game %s", game.id[:6])
+            replies = [{"type": "error", "message": f"the server failed on this message: {str(e)[:80]}"}]
+        for msg in replies:
             outbox.put_nowait(msg)
 
 
