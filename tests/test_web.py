@@ -252,6 +252,43 @@ def test_undo_goes_back_before_the_previous_decision(client):
         assert not again["can_undo"] or first["moves"]
 
 
+def test_undo_shuffles_the_bag_again_so_a_swap_reveals_nothing(client):
+    gid = new_game(client, human=0)
+    game = client.app_server.games[gid]
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        view = until_my_turn(ws)
+        while view["phase"] != "action" or view["actions_left"] != 2:   # the first action of my turn
+            ws.send_json({"type": "move", "move": next(m for m in view["legal"] if not m.startswith("swap"))})
+            view = until_my_turn(ws, after=view["version"])
+        swap = "swap " + view["hand"]                                    # the whole hand
+        assert swap in view["legal"]
+        drawn, bags, version = [], [game.state.snapshot()["bag"]], view["version"]
+        hidden = [game.state.snapshot()["hands"][1]]
+        for _ in range(6):
+            ws.send_json({"type": "move", "move": swap})
+            after = until_my_turn(ws, after=version)
+            assert after["moves"][-1]["move"] == swap
+            drawn.append(after["moves"][-1]["drew"])
+            ws.send_json({"type": "undo"})
+            back = until_my_turn(ws, after=after["version"])
+            version = back["version"]
+            # the same game as the player saw it, with a bag shuffled again
+            assert back["moves"] == view["moves"] and back["hand"] == view["hand"] and back["legal"] == view["legal"]
+            bags.append(game.state.snapshot()["bag"])
+            hidden.append(game.state.snapshot()["hands"][1])
+    assert sorted(bags[0]) == sorted(bags[1]) and bags[1] != bags[0]   # the same tiles, another order
+    assert len(set(drawn)) > 1, drawn          # the first draw does not foretell the next ones
+    assert len({tuple(b) for b in bags}) == len(bags)
+    assert all(h == hidden[0] for h in hidden)   # the engine's hand, which its past decisions came from, stays
+    assert game.reshuffles == 6 and game.start_header
+    # the record replays the game so far from its [start] position, and the seat record is unchanged
+    text = game.saved_text()
+    state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+    assert state.snapshot() == game.state.snapshot() and actions == game.actions
+    assert "[reshuffled 6]" in text and "[seed " not in text
+    assert "position startpos" in game.seat_record()
+
+
 def test_hint_returns_candidates(client):
     gid = new_game(client, human=0)
     with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
@@ -337,3 +374,76 @@ def test_banner_warns_off_loopback():
     assert "WARNING" not in banner("127.0.0.1", 8000, 2)
     assert "http://127.0.0.1:8000/" in banner("127.0.0.1", 8000, 2)
     assert "WARNING" in banner("0.0.0.0", 8000, 2)
+
+
+# ---------------------------------------------------------------- malformed input never drops a socket or answers 500
+
+
+def test_a_binary_frame_gets_an_error_and_the_socket_stays_open(client):
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        until_my_turn(ws)
+        ws.send_bytes(b'{"type": "state"}')
+        err = ws.receive_json()
+        assert err["type"] == "error" and "binary" in err["message"], err
+        ws.send_json({"type": "ping", "t": 5})
+        assert ws.receive_json() == {"type": "pong", "t": 5}
+
+
+def test_json_nested_too_deep_is_an_error_not_a_crash(client):
+    deep = "[" * 2000 + "]" * 2000
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        until_my_turn(ws)
+        for text in (deep, '{"type": "ping", "t": ' + deep + "}"):
+            ws.send_text(text)
+            err = ws.receive_json()
+            assert err["type"] == "error" and "nested more than" in err["message"], err
+        ws.send_json({"type": "ping", "t": 6})
+        assert ws.receive_json() == {"type": "pong", "t": 6}
+    for path in ("/api/games", "/api/watch"):
+        r = client.post(path, content=deep.encode())
+        assert r.status_code == 400 and "nested more than" in r.json()["error"], (path, r.text)
+        r = client.post(path, content=b'{"players": ' + deep.encode() + b"}")
+        assert r.status_code == 400 and "nested more than" in r.json()["error"], (path, r.text)
+
+
+def test_bad_numbers_in_query_and_headers_are_400_not_500(client):
+    rec = "[players 2]\n[board standard]\n[seed 1]\n[human \u00b2]\n"
+    for path, body in [("/api/games/load?seat=\u00b2", "[players 2]\n[board standard]\n[seed 1]\n"),
+                       ("/api/games/load?iterations=\u00b2", "[players 2]\n[board standard]\n[seed 1]\n"),
+                       ("/api/review?iterations=\u00b2", "[players 2]\n[board standard]\n[seed 1]\n"),
+                       ("/api/review?seats=\u00b2", "[players 2]\n[board standard]\n[seed 1]\n")]:
+        r = client.post(path, content=body.encode())
+        assert r.status_code == 400 and r.json()["error"], (path, r.status_code, r.text)
+    r = client.post("/api/games/load", content=rec.encode())      # a header that is no count: the default seat
+    assert r.status_code == 201, r.text
+
+
+def test_non_finite_numbers_are_refused_and_never_sent(client):
+    from tne_ai.web.http import dumps
+    gid = new_game(client, human=0)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        until_my_turn(ws)
+        for bad in ("NaN", "Infinity", "-Infinity", "1e999", "-1e999"):
+            ws.send_text('{"type": "ping", "t": %s}' % bad)
+            text = ws.receive_text()
+            err = json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} sent to the page: {text}"))
+            assert err["type"] == "error" and "not a JSON number" in err["message"] and bad.lstrip("-")[:3] in \
+                err["message"], (bad, err)
+        ws.send_text('{"type": "ping", "t": 1.5}')
+        assert ws.receive_json() == {"type": "pong", "t": 1.5}
+    r = client.post("/api/games", content=b'{"players": NaN}')
+    assert r.status_code == 400 and "not a JSON number" in r.json()["error"]
+    # whatever a message holds, what is sent is strict JSON
+    out = json.loads(dumps({"type": "hint", "value": float("nan")}), parse_constant=pytest.fail)
+    assert out["type"] == "error" and "hint" in out["message"] and "not finite" in out["message"]
+
+
+def test_an_unknown_game_socket_is_accepted_then_closed_4404(client):
+    from starlette.websockets import WebSocketDisconnect
+    for path in ("/api/games/" + "x" * 32 + "/ws", "/api/games/nope/ws", "/ws/watch/nope"):
+        with client.websocket_connect(path) as ws:             # accepted: not an HTTP 403 the page cannot read
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+        assert closed.value.code == 4404 and closed.value.reason == "no such game", path

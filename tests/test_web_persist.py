@@ -65,9 +65,17 @@ def test_undo_and_load_are_saved(tmp_path):
             ws.send_json({"type": "undo"})
             undone = until_my_turn(ws, view["version"])
         assert undone["ply"] < view["ply"]
+        truth = app.state.server.games[gid].state.snapshot()
+    text = (tmp_path / (gid + SAVED_SUFFIX)).read_text()
+    assert "[start " in text and "[reshuffled 1]" in text and "[engine_seed " in text   # the bag shuffled again
     app2 = create_app(workers=1, data_dir=tmp_path)
     with TestClient(app2) as c2:
         assert c2.get(f"/api/games/{gid}").json()["moves"] == undone["moves"]
+        resumed = app2.state.server.games[gid]
+        assert resumed.state.snapshot() == truth and resumed.reshuffles == 1     # the same bag, the same hands
+        assert "position startpos" in c2.get(f"/api/games/{gid}/record").text
+        view = play_a_few(c2, gid, decisions=1)                                  # and play goes on
+        assert view["ply"] > undone["ply"]
 
 
 def test_a_corrupt_file_is_skipped_with_a_log_line(tmp_path, caplog):
@@ -130,3 +138,65 @@ def test_serve_creates_the_data_dir(tmp_path, monkeypatch):
     out = CliRunner().invoke(S.serve_command, ["--data-dir", str(where)])
     assert out.exit_code == 0, out.output
     assert where.is_dir() and f"games saved in {where}" in out.output
+
+
+def test_new_games_are_refused_when_the_data_folder_holds_its_most(tmp_path):
+    app = create_app(workers=1, data_dir=tmp_path, max_saved=2)
+    with TestClient(app) as c:
+        for _ in range(2):
+            assert c.post("/api/games", json={"players": 2, "engines": ENGINE}).status_code == 201
+        r = c.post("/api/games", json={"players": 2, "engines": ENGINE})
+        assert r.status_code == 503 and "2 saved games" in r.json()["error"] \
+            and "--max-saved-games" in r.json()["error"], r.text
+        record = "[players 2]\n[board standard]\n[seed 1]\n"
+        assert c.post("/api/games/load", content=record.encode()).status_code == 503
+    assert len(list(tmp_path.glob("*" + SAVED_SUFFIX))) == 2             # nothing more written
+    app2 = create_app(workers=1, data_dir=tmp_path, max_saved=2)          # counted again at a restart
+    with TestClient(app2) as c2:
+        assert c2.post("/api/games", json={"players": 2, "engines": ENGINE}).status_code == 503
+        next(tmp_path.glob("*" + SAVED_SUFFIX)).unlink()                   # room made by hand is seen
+        assert c2.post("/api/games", json={"players": 2, "engines": ENGINE}).status_code == 201
+
+
+def test_new_games_are_refused_when_every_game_in_memory_is_in_use(tmp_path):
+    app = create_app(workers=1, data_dir=tmp_path, max_games=2)
+    with TestClient(app) as c:
+        a, b = (c.post("/api/games", json={"players": 2, "engines": ENGINE}).json()["game"] for _ in range(2))
+        with c.websocket_connect(f"/api/games/{a}/ws") as wa:
+            until_my_turn(wa)
+            with c.websocket_connect(f"/api/games/{b}/ws") as wb:
+                until_my_turn(wb)
+                r = c.post("/api/games", json={"players": 2, "engines": ENGINE})   # both pages are open
+                assert r.status_code == 503 and "2 games are in play" in r.json()["error"] \
+                    and "--max-games" in r.json()["error"], r.text
+            # b's page has gone: b leaves memory for a new game, and comes back from its file when asked
+            r = c.post("/api/games", json={"players": 2, "engines": ENGINE})
+            assert r.status_code == 201, r.text
+            assert set(app.state.server.games) == {a, r.json()["game"]}
+            # the new game has no page yet: it is the idle one that makes room for b, read back from its file
+            view = c.get(f"/api/games/{b}")
+            assert view.status_code == 200 and view.json()["game"] == b
+            assert set(app.state.server.games) == {a, b}
+
+
+def test_serve_passes_its_caps_to_the_app(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import tne_ai.web.serve as S
+    seen = []
+
+    class FakeServer:
+        def __init__(self, config):
+            seen.append(config.app.state.server)
+
+        def run(self, sockets):
+            sockets[0].close()
+
+    import uvicorn
+    monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    out = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--max-games", "3",
+                                               "--max-saved-games", "7"])
+    assert out.exit_code == 0, out.output
+    assert (seen[0].max_games, seen[0].max_saved) == (3, 7)
+    bad = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--max-games", "0"])
+    assert bad.exit_code == 2 and "--max-games" in bad.output

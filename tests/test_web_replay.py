@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import pytest
 
@@ -145,3 +146,66 @@ def test_a_record_replayed_streams_every_decision(client):
     got, end = frames(client, r.json()["watch"])
     assert len(got) == 13 and end["plies"] == 12
     assert client.get(end["record"]).text == text
+
+
+class Held(Executor):
+    """An executor that keeps every job and never runs it: a review pool busy for ever."""
+
+    def __init__(self):
+        self.jobs: list = []
+
+    def submit(self, fn, *args, **kwargs):
+        job = Future()
+        self.jobs.append((fn, job))
+        return job
+
+    def shutdown(self, wait=True, *, cancel_futures=False):
+        pass
+
+
+class Counted(ThreadPoolExecutor):
+    """A thread pool that notes the function of every job it is given."""
+
+    def __init__(self):
+        super().__init__(1)
+        self.functions: list = []
+
+    def submit(self, fn, *args, **kwargs):
+        self.functions.append(fn)
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_reviews_are_capped_cancelled_when_pushed_out_and_never_delay_a_live_game():
+    from tne_ai.web import games as G
+    from tne_ai.web.replay import MAX_REVIEWS, MAX_RUNNING_REVIEWS, review_one
+    reviews, live = Held(), Counted()
+    app = create_app(workers=1, executor=live, review_executor=reviews)
+    with TestClient(app) as client:
+        ids = []
+        for _ in range(MAX_REVIEWS + 1):
+            r = client.post("/api/review?iterations=5", content=opening(4).encode())
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["review"])
+            if len(ids) == 1:
+                first = app.state.replays.reviews[ids[0]]
+        # the oldest review was pushed out: its task and every job it still had waiting are cancelled
+        assert ids[0] not in app.state.replays.reviews and client.get(f"/api/review/{ids[0]}").status_code == 404
+        assert first.cancelled and first.task.cancelled()
+        assert len(first.jobs) == 4 and all(job.cancelled() for job in first.jobs)
+        # at most MAX_RUNNING_REVIEWS reviews have jobs in the review pool; the others wait, and say so
+        running = [r for r in app.state.replays.reviews.values() if r.jobs]
+        assert 1 <= len(running) <= MAX_RUNNING_REVIEWS
+        assert sum(not job.cancelled() for _, job in reviews.jobs) == 4 * len(running)
+        assert client.get(f"/api/review/{ids[-1]}").json()["queued"] is True
+        assert {fn for fn, _ in reviews.jobs} == {review_one}
+        # with every review slot taken and none ever finishing, a live game's engine still moves
+        gid = client.post("/api/games", json={"players": 2, "engines": {"iterations": 20}, "human": 0}).json()["game"]
+        with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+            while True:
+                m = ws.receive_json()
+                assert m["type"] != "error", m
+                if m["type"] == "state" and m["your_turn"]:
+                    if any(x["seat"] == 1 for x in m["moves"]):
+                        break
+                    ws.send_json({"type": "move", "move": m["legal"][0]})
+        assert G.decide in live.functions and review_one not in live.functions

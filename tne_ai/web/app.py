@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import multiprocessing
 import os
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -40,22 +39,46 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from tne_ai.web import games as G
 from tne_ai.web import replay
-from tne_ai.web.http import STATIC, error, json_object, page, record_text
+from tne_ai.web.http import STATIC, BadJSON, dumps, error, is_count, json_object, page, parse_json, record_text
 
 MAX_MESSAGE_CHARS = 4_096             # one WebSocket message from the browser
+MAX_PENDING = 64                      # messages waiting for one socket before it is closed as too slow
+CLOSE_NO_GAME = 4404                  # WebSocket close codes: no such game (as HTTP 404)
+CLOSE_TOO_SLOW = 4429                 # the page leaves more than MAX_PENDING messages unread
 SAVED_SUFFIX = ".tne"                 # DATA_DIR/ID.tne: a saved game (never served)
+MAX_SAVED = 10_000                    # games saved in the data folder before new ones are refused
 log = logging.getLogger("tne_ai.web")
 
 
+class ServerFull(Exception):
+    """No room for one more game: every game in memory is in use, or the data folder holds its most."""
+
+
 class Server:
-    """The games and the engine pool of one app."""
+    """The games and the engine pool of one app.
+
+    At most `max_games` games are kept in memory: beyond, the least recently
+    used idle one (no open socket, no search running) leaves memory (it stays
+    saved); when none is idle a new game is refused (ServerFull, HTTP 503).
+    At most `max_saved` games are saved in the data folder: beyond, a new game
+    is refused, for a flood of new games must not fill the disk.
+    """
 
     def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
-                 hint_iterations: int = G.HINT_ITERATIONS, data_dir=None):
+                 hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
+                 review_workers: int = 1, review_executor: Optional[Executor] = None,
+                 max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED):
         self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.max_games = max_games
+        self.max_saved = max_saved
+        self.saved_count = 0                  # files in the data folder (counted again when it looks full)
         self.workers = workers
-        self.executor = executor
+        self.executor = executor              # live games: engine moves and hints
         self.own_executor = executor is None
+        # reviews have a pool of their own, so a live game's engine move never waits behind a review's jobs
+        self.review_workers = review_workers
+        self.review_executor = review_executor
+        self.own_review_executor = review_executor is None
         self.hint_iterations = hint_iterations
         self.games: "OrderedDict[str, G.Game]" = OrderedDict()
 
@@ -64,6 +87,10 @@ class Server:
         if self.executor is None:
             self.executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                                 initializer=G.lower_priority)
+        if self.review_executor is None:      # (its processes start with the first review)
+            self.review_executor = ProcessPoolExecutor(self.review_workers,
+                                                       mp_context=multiprocessing.get_context("spawn"),
+                                                       initializer=G.lowest_priority)
 
     def stop(self) -> None:
         for game in self.games.values():
@@ -73,24 +100,61 @@ class Server:
         if self.own_executor and self.executor is not None:
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = None
+        if self.own_review_executor and self.review_executor is not None:
+            self.review_executor.shutdown(wait=False, cancel_futures=True)
+            self.review_executor = None
+
+    @staticmethod
+    def idle(game: G.Game) -> bool:
+        """Return whether no page and no search uses a game (it may leave memory: it is saved)."""
+        return not game.subscribers and all(t is None or t.done() for t in (game.task, game.hint_task))
+
+    def make_room(self) -> None:
+        """Free a place in memory for one more game (the least recently used idle one leaves); ServerFull if none."""
+        while len(self.games) >= self.max_games:
+            old = next((g for g in self.games.values() if self.idle(g)), None)
+            if old is None:
+                raise ServerFull(f"the server is full: {len(self.games)} games are in play (at most "
+                                 f"{self.max_games}, --max-games); try again when one ends")
+            del self.games[old.id]
+
+    def admit(self) -> None:
+        """Check that one more game may start (ServerFull says why not), making room in memory for it."""
+        if self.data_dir is not None and self.saved_count >= self.max_saved:
+            self.saved_count = self.count_saved()         # files may have been removed since
+            if self.saved_count >= self.max_saved:
+                raise ServerFull(f"the server is full: its data folder holds {self.saved_count:,} saved games "
+                                 f"(at most {self.max_saved:,}, --max-saved-games); no new game can start")
+        self.make_room()
 
     def add(self, game: G.Game) -> G.Game:
+        """Keep a game in memory (ServerFull when every game there is in use)."""
+        if game.id not in self.games:
+            self.make_room()
         self.games[game.id] = game
-        while len(self.games) > G.MAX_GAMES:
-            _, old = self.games.popitem(last=False)
-            if old.task is not None:
-                old.task.cancel()
+        self.games.move_to_end(game.id)
         return game
 
     def get(self, game_id: str) -> Optional[G.Game]:
+        """Return a game by id, read from the data folder if it left memory; None if none; ServerFull if no room."""
         game = self.games.get(game_id)
-        if game is None and self.data_dir is not None and G.GAME_ID_RE.fullmatch(game_id):
+        if game is not None:
+            self.games.move_to_end(game_id)               # recently used: the last to leave memory
+        elif self.data_dir is not None and G.GAME_ID_RE.fullmatch(game_id):
             path = self.data_dir / (game_id + SAVED_SUFFIX)     # a game pushed out of memory, or finished
             if path.is_file():
                 game = self.read_saved(path)
                 if game is not None:
                     self.add(game)
         return game
+
+    def count_saved(self) -> int:
+        """Return how many games the data folder holds."""
+        if self.data_dir is None:
+            return 0
+        with contextlib.suppress(OSError):
+            return sum(1 for _ in self.data_dir.glob("*" + SAVED_SUFFIX))
+        return self.saved_count
 
     # --- saved games (--data-dir): the full record after every decision, never served over HTTP
 
@@ -101,11 +165,13 @@ class Server:
         path = self.data_dir / (game.id + SAVED_SUFFIX)
         tmp = path.with_name(f".{game.id}.{os.getpid()}.tmp")
         try:
+            new = not path.exists()
             with open(tmp, "w", encoding="utf-8") as f:
                 f.write(game.saved_text())
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
+            self.saved_count += new
         except OSError:
             log.exception("cannot save game %s in %s", game.id[:6], self.data_dir)
             with contextlib.suppress(OSError):
@@ -123,12 +189,13 @@ class Server:
             return None
 
     def load_saved(self) -> None:
-        """Load the unfinished saved games (the most recent MAX_GAMES), so their URLs resume."""
+        """Load the unfinished saved games (the most recent max_games), so their URLs resume."""
         if self.data_dir is None:
             return
         self.data_dir.mkdir(parents=True, exist_ok=True)
         paths = sorted(self.data_dir.glob("*" + SAVED_SUFFIX), key=lambda p: p.stat().st_mtime)
-        for path in paths[-G.MAX_GAMES:]:
+        self.saved_count = len(paths)
+        for path in paths[-self.max_games:]:
             game = self.read_saved(path)
             if game is not None and not game.over:
                 self.add(game)
@@ -168,14 +235,14 @@ class Server:
                 self.save(game)
                 self.broadcast(game, {"type": "event", "seat": seat, "move": game.last["move"],
                                       "squares": game.last["squares"]})
-                self.broadcast(game, game.view())
+                self.broadcast(game, STATE)
         except asyncio.CancelledError:
             raise
         except Exception as e:                # a broken pool, an engine bug: say so, keep the server up
             log.exception("engine loop of game %s", game.id[:6])
             self.broadcast(game, {"type": "error", "message": f"engine failed: {e}"})
 
-    async def run_hint(self, game: G.Game, queue: asyncio.Queue) -> None:
+    async def run_hint(self, game: G.Game, queue: "Outbox") -> None:
         loop = asyncio.get_running_loop()
         version = game.version
         try:
@@ -209,14 +276,18 @@ def _server(conn: HTTPConnection) -> Server:
 
 
 def _game(conn: HTTPConnection) -> Optional[G.Game]:
-    """Return the game named by the path's game_id, or None."""
+    """Return the game named by the path's game_id, or None (ServerFull if it must be read back and cannot)."""
     return _server(conn).get(conn.path_params["game_id"])
 
 
 def _started(request: Request, game: G.Game) -> Response:
-    """Keep a new game (in memory, and saved) and answer 201 with its id and URL."""
+    """Keep a new game (in memory, and saved) and answer 201 with its id and URL, or 503 when the server is full."""
     server = _server(request)
-    server.add(game)
+    try:
+        server.admit()
+        server.add(game)
+    except ServerFull as e:
+        return error(503, str(e))
     server.save(game)
     return JSONResponse({"game": game.id, "url": f"/?game={game.id}"}, status_code=201)
 
@@ -253,12 +324,12 @@ async def load_game(request: Request) -> Response:
     q = request.query_params
     try:
         seat = q.get("seat")
-        if seat is not None and not seat.isdigit():
+        if seat is not None and not is_count(seat):
             raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
         spec = None
         if "iterations" in q or "movetime" in q:
             key = "iterations" if "iterations" in q else "movetime"
-            if not q[key].isdigit():
+            if not is_count(q[key]):
                 raise G.GameError(f"{key} must be a number")
             spec = G.engine_seat({key: int(q[key])})
         game = G.load_game(text, None if seat is None else int(seat), spec)
@@ -269,7 +340,10 @@ async def load_game(request: Request) -> Response:
 
 async def game_view(request: Request) -> Response:
     """GET /api/games/{id}: the human's view."""
-    game = _game(request)
+    try:
+        game = _game(request)
+    except ServerFull as e:
+        return error(503, str(e))
     if game is None:
         return error(404, "no such game")
     return JSONResponse(game.view())
@@ -277,7 +351,10 @@ async def game_view(request: Request) -> Response:
 
 async def game_record(request: Request) -> Response:
     """GET /api/games/{id}/record: during play the human's seat record, after the end the full record."""
-    game = _game(request)
+    try:
+        game = _game(request)
+    except ServerFull as e:
+        return error(503, str(e))
     if game is None:
         return error(404, "no such game")
     if game.over:
@@ -287,47 +364,142 @@ async def game_record(request: Request) -> Response:
     return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
-async def _send_queued(ws: WebSocket, queue: asyncio.Queue) -> None:
-    """Send a socket's queued messages as they come (until cancelled)."""
+class _StateMarker:
+    """The place of a `state` message in an Outbox: the view is built (Game.view) when it is sent."""
+
+    def __repr__(self) -> str:
+        return "STATE"
+
+
+STATE = _StateMarker()
+
+
+class Outbox:
+    """One socket's messages waiting to be sent: at most `limit`, and at most one state, the newest.
+
+    A state message is queued as the STATE marker and built when it is sent, so
+    a newer state replaces a pending one (it moves to the end, after the events
+    it follows) and a page that asks for its view 10,000 times costs one view.
+    Beyond `limit` other messages waiting the reader is too slow: `overflowed`
+    is set and the socket is closed (CLOSE_TOO_SLOW) rather than queue without end.
+    """
+
+    def __init__(self, limit: int = MAX_PENDING):
+        self.items: deque = deque()
+        self.limit = limit
+        self.peak = 0                     # the most messages ever waiting at once (tests read it)
+        self.puts = 0                     # messages ever queued, coalesced or not
+        self.ready = asyncio.Event()
+        self.overflowed = asyncio.Event()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def put_nowait(self, message) -> None:
+        """Queue a message (a dict, or STATE; a dict of type state counts as STATE); past the limit, overflow."""
+        self.puts += 1
+        if message is STATE or (isinstance(message, dict) and message.get("type") == "state"):
+            message = STATE
+            with contextlib.suppress(ValueError):
+                self.items.remove(STATE)
+        if len(self.items) >= self.limit:
+            self.overflowed.set()
+            return
+        self.items.append(message)
+        self.peak = max(self.peak, len(self.items))
+        self.ready.set()
+
+    async def get(self):
+        """Return the next message to send (waiting for one)."""
+        while not self.items:
+            self.ready.clear()
+            await self.ready.wait()
+        return self.items.popleft()
+
+
+async def _send_queued(ws: WebSocket, outbox: Outbox, game: G.Game) -> None:
+    """Send a socket's queued messages as they come (until cancelled); a state is the view at sending time."""
     while True:
-        await ws.send_json(await queue.get())
+        item = await outbox.get()
+        await ws.send_text(dumps(game.view() if item is STATE else item))
+
+
+async def _receive(ws: WebSocket, server: "Server", game: G.Game, outbox: Outbox) -> None:
+    """Answer what the page sends until it goes away; a binary frame is answered with an error."""
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        text = message.get("text")
+        if text is None:                  # a binary frame: nothing here is sent as bytes
+            outbox.put_nowait({"type": "error", "message": "binary frames are not read: send each message "
+                                                           "as JSON text"})
+            continue
+        try:
+            replies = answer(server, game, text, outbox)
+        except Exception as e:            # a bug, not bad input: say so and keep the socket and the game
+            log.exception("answering a message of game %s", game.id[:6])
+            replies = [{"type": "error", "message": f"the server failed on this message: {str(e)[:80]}"}]
+        for msg in replies:
+            outbox.put_nowait(msg)
+
+
+async def serve_socket(ws: WebSocket, server: "Server", game: G.Game, limit: int = MAX_PENDING) -> None:
+    """Play one accepted socket: its view at once, then answers and broadcasts until it closes.
+
+    A reader that leaves more than `limit` messages unread is closed with
+    CLOSE_TOO_SLOW; the game goes on and the page may reconnect.
+    """
+    outbox = Outbox(limit)
+    game.subscribers.add(outbox)
+    loop = asyncio.get_running_loop()
+    sender = loop.create_task(_send_queued(ws, outbox, game))
+    receiver = loop.create_task(_receive(ws, server, game, outbox))
+    overflow = loop.create_task(outbox.overflowed.wait())
+    outbox.put_nowait(STATE)
+    server.ensure_engines(game)
+    done: set = set()
+    try:
+        done, _ = await asyncio.wait({sender, receiver, overflow}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        game.subscribers.discard(outbox)
+        for task in (sender, receiver, overflow):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task            # (a test client cancels a closed session's app: end quietly)
+    if overflow in done:
+        log.warning("closing a slow socket of game %s: more than %d messages unread", game.id[:6], limit)
+        with contextlib.suppress(Exception):
+            await ws.close(code=CLOSE_TOO_SLOW, reason=f"too slow: more than {limit} messages waiting unread")
+    elif sender in done and not isinstance(sender.exception(), (WebSocketDisconnect, OSError, RuntimeError)):
+        log.error("the sender of game %s failed", game.id[:6], exc_info=sender.exception())
+        with contextlib.suppress(Exception):
+            await ws.close(code=1011, reason="internal error")
 
 
 async def game_socket(ws: WebSocket) -> None:
     """WS /api/games/{id}/ws: live play; every message is answered by `answer`, updates are broadcast."""
     server = _server(ws)
-    game = _game(ws)
-    if game is None:
-        await ws.close(code=4404)
-        return
     await ws.accept()
-    queue: asyncio.Queue = asyncio.Queue()
-    game.subscribers.add(queue)
-    send_task = asyncio.get_running_loop().create_task(_send_queued(ws, queue))
-    queue.put_nowait(game.view())
-    server.ensure_engines(game)
     try:
-        while True:
-            text = await ws.receive_text()
-            for msg in answer(server, game, text, queue):
-                queue.put_nowait(msg)
-    except WebSocketDisconnect:
-        pass
-    finally:
-        game.subscribers.discard(queue)
-        send_task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await send_task
+        game = _game(ws)
+    except ServerFull as e:               # 1013: try again later
+        await ws.close(code=1013, reason=str(e)[:120])
+        return
+    if game is None:                      # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
+        await ws.close(code=CLOSE_NO_GAME, reason="no such game")
+        return
+    await serve_socket(ws, server, game)
 
 
-def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> list:
+def answer(server: Server, game: G.Game, text: str, queue: Outbox) -> list:
     """Answer one browser message; every problem is an error message and the game goes on."""
     if len(text) > MAX_MESSAGE_CHARS:
         return [{"type": "error", "message": f"message longer than {MAX_MESSAGE_CHARS} characters"}]
     try:
-        msg = json.loads(text)
-    except ValueError as e:
-        return [{"type": "error", "message": f"not JSON: {str(e)[:80]}"}]
+        msg = parse_json(text)
+    except BadJSON as e:
+        return [{"type": "error", "message": str(e)}]
     if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
         return [{"type": "error", "message": "expected a JSON object with a \"type\""}]
     kind = msg["type"]
@@ -336,11 +508,11 @@ def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> lis
             t = msg.get("t")
             return [{"type": "pong", "t": t if isinstance(t, (int, float, str)) and len(str(t)) < 40 else None}]
         if kind == "state":
-            return [game.view()]
+            return [STATE]
         if kind == "move":
             game.play(msg.get("move"))
             server.save(game)
-            server.broadcast(game, game.view())
+            server.broadcast(game, STATE)
             server.ensure_engines(game)
             return []
         if kind == "undo":
@@ -350,7 +522,7 @@ def answer(server: Server, game: G.Game, text: str, queue: asyncio.Queue) -> lis
             game.thinking = None
             game.undo()
             server.save(game)
-            server.broadcast(game, game.view())
+            server.broadcast(game, STATE)
             server.ensure_engines(game)
             return []
         if kind == "hint":
@@ -374,6 +546,7 @@ async def lifespan(app: Starlette):
     try:
         yield
     finally:
+        app.state.replays.stop()
         server.stop()
 
 
@@ -390,13 +563,20 @@ ROUTES = [
 
 
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
-               hint_iterations: int = G.HINT_ITERATIONS, data_dir=None) -> Starlette:
+               hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
+               review_workers: int = 1, review_executor: Optional[Executor] = None,
+               max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
 
+    Reviews run in a pool of their own, `review_workers` processes at the
+    lowest CPU priority (or `review_executor`), at most replay.MAX_RUNNING_REVIEWS at once.
+
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
+    At most `max_games` games are kept in memory and `max_saved` saved; beyond, a new game is a 503 (Server).
     The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
     app = Starlette(routes=ROUTES, lifespan=lifespan)
-    app.state.server = Server(workers, executor, hint_iterations, data_dir)
+    app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor,
+                              max_games, max_saved)
     app.state.replays = replay.Replays()
     return app

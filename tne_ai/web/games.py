@@ -11,6 +11,16 @@ human's seat saw it (engine.view.events_for_seat: another seat's swap is
 words (tne_ai.prompts, as `tne-ai play` says it) and the board SVG drawn from
 the same observation.
 
+An undo shuffles the tiles still in the bag again from a secret seed
+(`Game.reshuffle_bag`, `secrets.randbits`, never stored or sent): a player
+who swaps, reads the tiles drawn and undoes cannot know the next draws. The
+bag only loses tiles from its end, so the tiles left at the undo point are
+the first ones of the initial bag: shuffling those in the initial position
+keeps every decision and draw before the undo point, and the game's record
+stays one replayable record (a `[start]` position instead of the seed). The
+other seats' hands are not dealt again: they chose their decisions, which
+the player saw, from those hands, and the record replays them.
+
 Engine seats decide by ISMCTS from their own observation in a process pool
 (`decide`, run with `loop.run_in_executor`), so the event loop never waits
 for a search. Every change of position bumps `Game.version`; a search whose
@@ -48,7 +58,7 @@ MAX_ITERATIONS = 200_000
 MAX_MOVETIME_MS = 60_000
 HINT_ITERATIONS = 2_000
 HINT_CANDIDATES = 5
-MAX_GAMES = 200                      # live sessions kept per server (the oldest go first)
+MAX_GAMES = 200                      # games kept in memory per server (the least recently used idle one goes first)
 _SQUARE_RE = re.compile(r"\b([a-p](?:1[01]|[1-9]))\b")
 
 
@@ -73,6 +83,13 @@ def lower_priority() -> None:
     so pages, pings and moves are answered at once even with every worker searching."""
     with contextlib.suppress(AttributeError, OSError):
         os.nice(10)
+
+
+def lowest_priority() -> None:
+    """A review worker's initializer: reviews run at the lowest CPU priority (nice +19), below live
+    games' searches (nice +10), so on shared cores a live engine move goes first."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.nice(19)
 
 
 def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int) -> int:
@@ -142,6 +159,11 @@ def engine_seat(spec) -> EngineSeat:
     return EngineSeat(iterations=it) if it is not None else EngineSeat(movetime=mt)
 
 
+def _is_count(text) -> bool:
+    """Return whether a header value is a plain decimal count (ASCII digits: str.isdigit also takes '²')."""
+    return isinstance(text, str) and re.fullmatch(r"[0-9]{1,20}", text) is not None
+
+
 def action_squares(action: int) -> list:
     """Return the squares (names) a decision touches: its square, a monument's 2x2 block, else none."""
     text = A.format_action(action)
@@ -168,7 +190,8 @@ def board_svg(obs: dict, seat: int, last=None, highlight=(), selectable=(), titl
 class Game:
     """One game: one human seat in a browser, the others engines. The true state never leaves."""
 
-    def __init__(self, initial, human: int, engines: dict, seed: int, actions=(), start_header=False):
+    def __init__(self, initial, human: int, engines: dict, seed: int, actions=(), start_header=False,
+                 reshuffles: int = 0):
         if not 0 <= human < initial.players:
             raise GameError(f"seat {human} does not exist in a game of {initial.players} players")
         self.id = secrets.token_urlsafe(24)
@@ -176,10 +199,11 @@ class Game:
         self.human = human
         self.engines = dict(engines)          # seat -> EngineSeat
         self.seed = seed                      # never sent during play: it deals every hand
-        self.start_header = start_header      # the initial position is a [start] position, not a fresh deal
+        self.start_header = start_header      # the record starts from a [start] position, not from the seed
+        self.reshuffles = reshuffles          # undos that shuffled the bag again: the start is still a new deal's
         self.version = 0
         self.thinking: Optional[int] = None
-        self.subscribers: set = set()         # asyncio.Queue per open WebSocket
+        self.subscribers: set = set()         # an Outbox (tne_ai/web/app.py) per open WebSocket
         self.task: Optional[asyncio.Task] = None
         self.hint_task: Optional[asyncio.Task] = None
         self._rebuild(list(actions))
@@ -212,8 +236,10 @@ class Game:
 
     def record_text(self) -> str:
         """The full game record (every hand's draws): for a finished game only."""
-        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed,
-                           headers={"human": str(self.human)})
+        heads = {"human": str(self.human)}
+        if self.reshuffles:
+            heads["reshuffled"] = str(self.reshuffles)
+        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
         for a in self.actions:
             rec.apply(a)
         return rec.text()
@@ -226,6 +252,8 @@ class Game:
             heads[f"engine_{s}"] = f"movetime {e.movetime}" if e.movetime else f"iterations {e.iterations}"
         if self.start_header:
             heads["engine_seed"] = str(self.seed)
+        if self.reshuffles:
+            heads["reshuffled"] = str(self.reshuffles)
         rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
         for a in self.actions:
             rec.apply(a)
@@ -236,7 +264,7 @@ class Game:
         init = observation(self.initial.snapshot(), self.human)
         lines = ["# tne-ai seat record: what seat %d was told (no other seat's tiles)" % self.human,
                  newgame_line(init["players"], init["board"], self.human, init.get("variants") or ())]
-        if self.start_header:
+        if self.start_header and not self.reshuffles:     # a reshuffled deal still starts from startpos
             lines.append(position_line(fen=format_position(public_snapshot(init)), hand=letters(init["hand"]),
                                        swapped=init["own_swapped"], moves=self.events))
         else:
@@ -344,7 +372,32 @@ class Game:
         if k is None:
             raise GameError("nothing to undo: you have made no decision yet")
         self._rebuild(self.actions[:k])
+        self.reshuffle_bag()
         self.version += 1
+
+    def reshuffle_bag(self) -> None:
+        """Shuffle the tiles left in the bag again from a secret seed, keeping every decision and draw so far.
+
+        The player may have seen tiles drawn after this point (a swap, then an
+        undo): without this the next draws, theirs and the engines', would be
+        the tiles they saw. Draws take the bag's last tile, so the bag now is
+        the initial bag's first tiles: shuffling those in the initial position
+        and replaying gives the same game so far with a new bag.
+        """
+        left = self.state.snapshot()["bag"]
+        start = self.initial.snapshot()
+        if start["bag"][:len(left)] != left:   # the bag changed other than by draws: keep it (never reached)
+            raise EngineError("the bag is not the initial bag less its drawn tiles: cannot shuffle it again")
+        head = list(left)
+        random.Random(secrets.randbits(64)).shuffle(head)   # the one unseeded choice: it must not be known
+        start["bag"] = head + start["bag"][len(left):]
+        kept, seen = list(self.actions), self.observation()
+        self.initial = engine.State.from_snapshot(start)
+        self.start_header = True              # the seed no longer deals this game: the record carries [start]
+        self.reshuffles += 1
+        self._rebuild(kept)
+        if self.observation() != seen:        # the same game so far, as the player saw it
+            raise EngineError("the game replayed differently after the bag was shuffled again")
 
     def engine_job(self) -> Optional[tuple]:
         """Return (seat, observation, iterations, seconds, seed) when an engine is to act, else None."""
@@ -397,14 +450,15 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         raise GameError(f"not a game record: {e}") from None
     heads = dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
     if human is None:
-        human = int(heads["human"]) if heads.get("human", "").isdigit() else 0
+        human = int(heads["human"]) if _is_count(heads.get("human")) else 0
     if not 0 <= human < state.players:
         raise GameError(f"seat {human} does not exist in this {state.players}-player game")
     spec = engine_spec or EngineSeat(iterations=1000)
-    seed = int(heads["seed"]) if "start" not in heads and heads.get("seed", "").isdigit() else \
+    seed = int(heads["seed"]) if "start" not in heads and _is_count(heads.get("seed")) else \
         random.SystemRandom().randrange(2 ** 62)
+    reshuffles = int(heads["reshuffled"]) if "start" in heads and _is_count(heads.get("reshuffled")) else 0
     return Game(initial, human, {s: spec for s in range(state.players) if s != human}, seed,
-                actions=actions, start_header="start" in heads)
+                actions=actions, start_header="start" in heads, reshuffles=reshuffles)
 
 
 GAME_ID_RE = re.compile(r"[A-Za-z0-9_-]{20,64}")
@@ -419,11 +473,11 @@ def resume_game(text: str) -> Game:
     game = load_game(text)
     for s in list(game.engines):
         spec = heads.get(f"engine_{s}", "").split()
-        if len(spec) != 2 or not spec[1].isdigit():
+        if len(spec) != 2 or not _is_count(spec[1]):
             raise GameError(f"no [engine_{s} iterations|movetime N] header")
         game.engines[s] = engine_seat({spec[0]: int(spec[1])})
     if game.start_header:
-        if not heads.get("engine_seed", "").isdigit():
+        if not _is_count(heads.get("engine_seed")):
             raise GameError("no [engine_seed N] header")
         game.seed = int(heads["engine_seed"])
     game.id = game_id

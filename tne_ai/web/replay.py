@@ -16,7 +16,11 @@ HTTP and WebSocket (`ROUTES`, mounted by tne_ai/web/app.py):
 Review: the record is replayed in the request (a record that does not replay
 is refused with the reason), then every decision is searched from its seat's
 knowledge (search.review.review_decision) as one job per decision in the
-app's process pool, off the event loop; the page polls the progress. The
+app's review pool (`server.review_executor`: its own processes at the lowest
+CPU priority, so live games' engine moves never wait behind a review), at
+most MAX_RUNNING_REVIEWS reviews at once (the others wait their turn), off
+the event loop; the page polls the progress. A review pushed out by newer
+ones (MAX_REVIEWS are kept) is cancelled with its jobs still waiting. The
 snapshots of every ply stay on the server under the review's unguessable id
 and the boards are drawn on demand. The uploaded record is the user's own
 finished game: its boards are full boards (still drawn without hands).
@@ -30,8 +34,9 @@ lines); the full record is offered only once the game is over.
 
 The handlers are module-level functions: they keep the reviews and watched
 games in `request.app.state.replays` (a Replays) and run their searches in
-the pool of `request.app.state.server` (its `executor`), both set by the
-app's create_app. This module never imports the app.
+the pools of `request.app.state.server` (its `executor` and
+`review_executor`), both set by the app's create_app. This module never
+imports the app.
 """
 from __future__ import annotations
 
@@ -60,13 +65,14 @@ from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
 from search.review import MARKS, record_decisions, review_decision, summarise
 from tne_ai.web.games import decide
-from tne_ai.web.http import error, json_object, page, record_text
+from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
 MAX_REVIEW_ITERATIONS = 5_000
 WATCH_ITERATIONS = 100
 MAX_WATCH_ITERATIONS = 20_000
 MAX_REVIEWS = 20
+MAX_RUNNING_REVIEWS = 2               # reviews searched at once; later ones wait for a slot
 MAX_WATCHES = 20
 
 
@@ -109,7 +115,7 @@ def _int_param(q, name: str, default: int, lo: int, hi: int) -> int:
     if name not in q:
         return default
     v = q[name]
-    if not v.isdigit() or not lo <= int(v) <= hi:
+    if not is_count(v) or not lo <= int(v) <= hi:
         raise ReplayError(f"{name} must be an integer {lo}..{hi}, got {v[:20]!r}")
     return int(v)
 
@@ -139,6 +145,9 @@ class Review:
         self.done = 0
         self.error: Optional[str] = None
         self.task: Optional[asyncio.Task] = None
+        self.queued = True                    # waiting for one of the MAX_RUNNING_REVIEWS slots
+        self.jobs: list = []                  # its concurrent futures in the review pool
+        self.cancelled = False
 
     def board(self, ply: int) -> str:
         """The board after `ply` decisions, the decision just played ringed."""
@@ -150,7 +159,8 @@ class Review:
         total = len(self.items)
         out = {"review": self.id, "status": "error" if self.error else ("done" if self.done == total else "running"),
                "done": self.done, "total": total, "plies": len(self.plies), "players": self.facts["players"],
-               "moves": self.plies, "seats": self.seats, "iterations": self.iterations}
+               "moves": self.plies, "seats": self.seats, "iterations": self.iterations,
+               "queued": self.queued and not self.error}
         if self.error:
             out["error"] = self.error
         if out["status"] == "done":
@@ -160,18 +170,33 @@ class Review:
                        thresholds={name: t for name, t in MARKS})
         return out
 
-    async def run(self, executor) -> None:
-        loop = asyncio.get_running_loop()
+    async def run(self, executor, slots: asyncio.Semaphore) -> None:
+        """Search every decision in `executor` once a slot of `slots` is free (cancel() stops it)."""
         try:
-            futures = [loop.run_in_executor(executor, review_one, item, self.iterations, self.seed)
-                       for item in self.items]
-            for fut in asyncio.as_completed(futures):
-                self.decisions.append(await fut)
-                self.done += 1
+            async with slots:
+                self.queued = False
+                self.jobs = [executor.submit(review_one, item, self.iterations, self.seed) for item in self.items]
+                for fut in asyncio.as_completed([asyncio.wrap_future(job) for job in self.jobs]):
+                    self.decisions.append(await fut)
+                    self.done += 1
         except asyncio.CancelledError:
+            self.cancel_jobs()
             raise
         except Exception as e:
+            self.cancel_jobs()
             self.error = f"the review failed: {e}"
+
+    def cancel_jobs(self) -> None:
+        """Cancel the jobs still waiting in the pool (a job a worker has begun ends with its one decision)."""
+        for job in self.jobs:
+            job.cancel()
+
+    def cancel(self) -> None:
+        """Stop the review: its task and its jobs (it was pushed out by newer reviews, or the server stops)."""
+        self.cancelled = True
+        if self.task is not None:
+            self.task.cancel()
+        self.cancel_jobs()
 
 
 # ---------------------------------------------------------------- a watched game
@@ -239,6 +264,11 @@ class Watch:
             out["svg"] = _svg(snap, last=self.frames[-1].get("last"), title="final position")
         return out
 
+    def cancel(self) -> None:
+        """Stop the engines of a live watched game."""
+        if self.task is not None:
+            self.task.cancel()
+
     def start(self, executor) -> None:
         if self.live and self.task is None and not self.finished:
             self.task = asyncio.get_running_loop().create_task(self.run(executor))
@@ -273,15 +303,28 @@ class Replays:
     def __init__(self):
         self.reviews: "OrderedDict[str, Review]" = OrderedDict()
         self.watches: "OrderedDict[str, Watch]" = OrderedDict()
+        self._slots: Optional[asyncio.Semaphore] = None
+        self._slots_loop = None
+
+    def review_slots(self) -> asyncio.Semaphore:
+        """Return the semaphore of the MAX_RUNNING_REVIEWS reviews searched at once (one per event loop)."""
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots_loop is not loop:
+            self._slots, self._slots_loop = asyncio.Semaphore(MAX_RUNNING_REVIEWS), loop
+        return self._slots
 
     @staticmethod
     def keep(store: OrderedDict, item, limit: int) -> None:
-        """Add a review or watched game to its store, cancelling the oldest one's task beyond `limit`."""
+        """Add a review or watched game to its store, cancelling the oldest one beyond `limit` (its jobs too)."""
         store[item.id] = item
         while len(store) > limit:
             _, old = store.popitem(last=False)
-            if old.task is not None:
-                old.task.cancel()
+            old.cancel()
+
+    def stop(self) -> None:
+        """Cancel every review and watched game (the server stops)."""
+        for item in [*self.reviews.values(), *self.watches.values()]:
+            item.cancel()
 
 
 def _replays(conn: HTTPConnection) -> Replays:
@@ -291,6 +334,11 @@ def _replays(conn: HTTPConnection) -> Replays:
 def _executor(conn: HTTPConnection):
     """Return the app's process pool (its Server's executor, tne_ai/web/app.py)."""
     return conn.app.state.server.executor
+
+
+def _review_executor(conn: HTTPConnection):
+    """Return the app's pool for reviews (its Server's review_executor), apart from live games'."""
+    return conn.app.state.server.review_executor
 
 
 async def review_page(request: Request) -> Response:
@@ -315,7 +363,7 @@ async def review_create(request: Request) -> Response:
         seats = None
         if q.get("seats"):
             parts = q["seats"].split(",")
-            if not all(p.strip().isdigit() for p in parts) or len(parts) > 4:
+            if not all(is_count(p.strip()) for p in parts) or len(parts) > 4:
                 raise ReplayError(f"seats: seat numbers separated by commas, got {q['seats'][:20]!r}")
             seats = sorted({int(p) for p in parts})
         review = Review(text, seats, iterations, seed)
@@ -323,7 +371,8 @@ async def review_create(request: Request) -> Response:
         return error(400, str(e))
     replays = _replays(request)
     replays.keep(replays.reviews, review, MAX_REVIEWS)
-    review.task = asyncio.get_running_loop().create_task(review.run(_executor(request)))
+    review.task = asyncio.get_running_loop().create_task(review.run(_review_executor(request),
+                                                                    replays.review_slots()))
     return JSONResponse({"review": review.id, "total": len(review.items), "plies": len(review.plies)},
                         status_code=201)
 
@@ -403,19 +452,19 @@ async def watch_record(request: Request) -> Response:
 
 
 async def _drain(ws: WebSocket) -> None:
-    """Read (and drop) what the page sends until the socket closes: it notices the page going away."""
+    """Read (and drop) what the page sends, text or binary, until the socket closes: it notices the page going away."""
     with contextlib.suppress(Exception):
-        while True:
-            await ws.receive_text()
+        while (await ws.receive())["type"] != "websocket.disconnect":
+            pass
 
 
 async def watch_socket(ws: WebSocket) -> None:
     """WS /ws/watch/{id}: every frame so far, then each new one as it comes, then the end message."""
     watch = _replays(ws).watches.get(ws.path_params["watch_id"])
-    if watch is None:
-        await ws.close(code=4404)
-        return
     await ws.accept()
+    if watch is None:                     # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
+        await ws.close(code=4404, reason="no such game")
+        return
     watch.start(_executor(ws))
     read_task = asyncio.get_running_loop().create_task(_drain(ws))
     sent = 0
@@ -423,10 +472,10 @@ async def watch_socket(ws: WebSocket) -> None:
         while True:
             changed = watch.changed
             while sent < len(watch.frames):
-                await ws.send_json(watch.frames[sent])
+                await ws.send_text(dumps(watch.frames[sent]))
                 sent += 1
             if watch.finished:
-                await ws.send_json(watch.end_message())
+                await ws.send_text(dumps(watch.end_message()))
                 break
             waiter = asyncio.ensure_future(changed.wait())
             done, _ = await asyncio.wait({waiter, read_task}, return_when=asyncio.FIRST_COMPLETED)

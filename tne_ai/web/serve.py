@@ -37,6 +37,27 @@ def banner(host: str, port: int, workers: int) -> str:
     return "\n".join(lines)
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """Return a TCP socket bound to host:port for uvicorn, with TCP_NODELAY set.
+
+    The connections it accepts inherit TCP_NODELAY (Linux copies it from the
+    listening socket; asyncio sets it on every transport too), so a small
+    WebSocket frame, a pong or an engine's move, leaves at once instead of
+    waiting up to 40 ms for Nagle's algorithm and a delayed ACK. OSError if
+    the address cannot be bound.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def default_data_dir() -> Path:
     """Return the per-user folder for saved games: $XDG_DATA_HOME/tne-ai/games (~/.local/share/...),
     %LOCALAPPDATA%\\tne-ai\\games on Windows, ~/Library/Application Support/tne-ai/games on macOS."""
@@ -58,16 +79,18 @@ def default_data_dir() -> Path:
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder where every game is saved after every decision and resumed from after a "
                    "restart (default: ~/.local/share/tne-ai/games, or the platform's).")
-def serve_command(host, port, workers, data_dir):
+@click.option("--max-games", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="Games kept in memory at once; when every one is in use (a page open, an engine "
+                   "searching) a new game is refused with 503 (idle ones leave memory, still saved).")
+@click.option("--max-saved-games", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
+              help="Games saved in the data folder at most; beyond, a new game is refused with 503.")
+def serve_command(host, port, workers, data_dir, max_games, max_saved_games):
     """Play against the engine in a browser: a local web app (docs/web.md)."""
     import uvicorn
 
     from tne_ai.web.app import create_app
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
+        sock = listening_socket(host, port)
     except OSError as e:
         raise click.ClickException(f"cannot bind {host}:{port}: {e}") from None
     bound = sock.getsockname()[1]
@@ -78,6 +101,7 @@ def serve_command(host, port, workers, data_dir):
         raise click.ClickException(f"cannot create the data folder {data_dir}: {e}") from None
     click.echo(banner(host, bound, workers), err=False)
     click.echo(f"games saved in {data_dir}")
-    config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir), log_level="warning", ws="auto")
+    config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir, max_games=max_games,
+                                       max_saved=max_saved_games), log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])

@@ -28,7 +28,10 @@ function connect(id) {
   const proto = location.protocol === "https:" ? "wss://" : "ws://";
   ws = new WebSocket(proto + location.host + "/api/games/" + encodeURIComponent(id) + "/ws");
   ws.onmessage = (ev) => receive(JSON.parse(ev.data));
-  ws.onclose = () => { $("status").textContent = "disconnected (reload the page to reconnect)"; };
+  // the server says why it closed (4404 no such game, 4429 too slow, 1013 full): show it
+  ws.onclose = (ev) => {
+    $("status").textContent = "disconnected" + (ev.reason ? ": " + ev.reason : "") + " (reload the page to reconnect)";
+  };
 }
 
 function receive(m) {

@@ -30,7 +30,8 @@ async function poll(id) {
     if (!r.ok) { say(out.error); return; }
     if (out.status === "error") { say(out.error); return; }
     if (out.status === "done") { say(""); start(out); return; }
-    say("Reviewing… " + out.done + " of " + out.total + " decisions searched (" + out.iterations + " iterations each)");
+    if (out.queued) say("Waiting for a free review slot (other reviews are being searched)…");
+    else say("Reviewing… " + out.done + " of " + out.total + " decisions searched (" + out.iterations + " iterations each)");
     await new Promise((res) => setTimeout(res, 500));
   }
 }
