@@ -501,8 +501,9 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     """tests/data/records keeps the games of the SPRTs that made the learned value the default (docs/strength.md): read back, they decide as they did."""
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, f"sprt-{players}p-learned-seed26{players}00"))
-    # the baseline was the handcrafted value, the default when they ran
+    # the baseline was the handcrafted value and exploration 0.7, the defaults when they ran
     monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
+    monkeypatch.setitem(params.KNOB["exploration"].by_players, players, 0.7)
     assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
                        "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
                        "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
