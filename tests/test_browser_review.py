@@ -1,20 +1,15 @@
 """The Review and Watch pages of `tne-ai serve` in headless Chromium (Selenium).
 
 Skips without Chromium, fails without it when CI=true (tests/browser.py).
-Saves a screenshot of the review page in the test's temporary folder, and to
-docs/images/review.png when TNE_SCREENSHOTS=1.
+Saves a screenshot of the review page in the test's temporary folder (the
+docs' picture comes from tests/test_browser_layout.py).
 """
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import pytest
 
 from browser import chromium, served
 from records import opening
-
-SHOT = Path(__file__).resolve().parent.parent / "docs" / "images" / "review.png"
 
 pytestmark = pytest.mark.slow       # a browser: the fast tier leaves the module out
 
@@ -68,9 +63,6 @@ def test_review_page(server_url, driver, tmp_path):
     driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(str(tmp_path / "review.png"))
     assert (tmp_path / "review.png").stat().st_size > 10_000
-    if os.environ.get("TNE_SCREENSHOTS") == "1":
-        SHOT.parent.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(SHOT))
     # a malformed record is refused with the reason
     bad = tmp_path / "bad.txt"
     bad.write_text("[players 2]\n[board standard]\n[seed 1]\nfly away\n")

@@ -303,6 +303,110 @@ def test_hint_returns_candidates(client):
         for c in h["candidates"]:
             assert c["move"] in msg["legal"] and 0 <= c["value"] <= 1
         assert "hands" not in json.dumps(h)
+        # best first: by value, so by win chance, never a lower one above a higher one
+        values = [c["value"] for c in h["candidates"]]
+        assert values == sorted(values, reverse=True), values
+        wins = [c["win_chance"]["win"] for c in h["candidates"]]
+        assert wins == sorted(wins, reverse=True), wins
+        # the best one's equals: exactly the candidates whose interval reaches the best one's low end
+        top = h["candidates"][0]
+        assert h["equal_best"] == [c["move"] for c in h["candidates"] if c["high"] >= top["low"]]
+        assert h["equal_best"][0] == top["move"]
+        assert h["version"] == msg["version"]        # the page drops a hint of another position
+
+
+def test_hint_equals_are_the_overlapping_intervals(monkeypatch):
+    """Candidates come back ordered by value whatever the search's order (visits), the overlapping ones equal."""
+    from tne_ai.web import games as G
+
+    fake = [{"move": "tile r a1", "mean": 0.40, "low": 0.30, "high": 0.50, "visits": 90, "win_chance": None,
+             "pv": ["tile r a1"]},
+            {"move": "tile r a2", "mean": 0.55, "low": 0.52, "high": 0.58, "visits": 60, "win_chance": None,
+             "pv": ["tile r a2"]},
+            {"move": "tile r a3", "mean": 0.53, "low": 0.45, "high": 0.61, "visits": 30, "win_chance": None,
+             "pv": ["tile r a3"]}]
+    monkeypatch.setattr(G, "analyse", lambda *a, **k: {"to_act": True, "value": 0.5, "win_chance": None,
+                                                       "iterations": 180, "candidates": fake})
+    h = G.hint({}, 180, 1)
+    assert [c["move"] for c in h["candidates"]] == ["tile r a2", "tile r a3", "tile r a1"]
+    assert h["equal_best"] == ["tile r a2", "tile r a3"]      # a1's interval ends below a2's low end
+
+
+# ---------------------------------------------------------------- conflicts: the outcome in words
+
+
+def resolved_conflicts(kind: str, want: int = 3):
+    """Return up to `want` (before, action, after) snapshots of random 2-player games where a `kind` was resolved."""
+    found = []
+    for seed in range(40):
+        state, rng = engine.new_game(2, seed), random.Random(seed)
+        while not state.is_terminal() and len(found) < want:
+            before = state.snapshot()
+            action = rng.choice(state.legal_actions())
+            state.apply(action)
+            if before["phase"] == kind + "_defend":
+                found.append((before, action, state.snapshot()))
+        if len(found) >= want:
+            return found
+    raise AssertionError(f"no {kind} resolved in 40 random games")
+
+
+@pytest.mark.parametrize("kind", ["revolt", "war"])
+def test_conflict_outcome_says_who_attacked_whom_the_strengths_who_won_what_left_and_the_points(kind):
+    from engine import actions as A
+    from engine.legality import conflict_bases
+    from tne_ai.prompts import conflict_outcome
+    for before, action, after in resolved_conflicts(kind):
+        cf = before["conflict"]
+        base_a, base_d = conflict_bases(before)
+        attack, defence = base_a + cf["attacker_commit"], base_d + action - A.COMMIT_BASE
+        winner, loser = (cf["attacker"], cf["defender"]) if attack > defence else (cf["defender"], cf["attacker"])
+        text = conflict_outcome(before, action, after, human=0)
+        colour = A.COLOUR_NAMES[cf["colour"]]
+        assert text.startswith(f"{kind.capitalize()} over the {colour} leader: "), text
+        who = lambda s: f"seat {s} (you)" if s == 0 else f"seat {s}"  # noqa: E731
+        assert f"{who(cf['attacker'])} attacked from {A.square_name(cf['attacker_leader'])} with {base_a} " in text
+        assert f"committed = {attack}, {who(cf['defender'])} defended at " in text, text
+        assert f"committed = {defence}: " in text and f"{who(winner)} wins." in text, text
+        assert ("a tie goes to the defender" in text) == (attack == defence)
+        leader = cf["attacker_leader"] if loser == cf["attacker"] else cf["defender_leader"]
+        owner = "your" if loser == 0 else f"seat {loser}'s"
+        assert f"{owner} {colour} leader at {A.square_name(leader)}" in text, text
+        removed = [sq for sq, (was, now) in enumerate(zip(before["cells"], after["cells"]))
+                   if 1 <= was <= 4 and now == 0]
+        if kind == "war" and removed:
+            assert f"{len(removed)} {colour} tile" in text
+        points = 1 if kind == "revolt" else 1 + len(removed)
+        scored = "red" if kind == "revolt" else colour
+        assert text.endswith(f"{who(winner).capitalize()} scores {points} {scored} point{'s' if points > 1 else ''}.")
+        c = A.RED if kind == "revolt" else cf["colour"]
+        assert after["scores"][winner][c] - before["scores"][winner][c] >= points   # (more: a turn's end may score)
+    # any other decision, the attacker's commitment included, has no outcome to tell
+    assert conflict_outcome(before, A.PASS, after) == ""
+
+
+def test_the_web_game_and_the_terminal_announce_a_conflict_in_the_same_words():
+    """The web game's move list carries the outcome `tne-ai play` prints (tne_ai.prompts.conflict_outcome)."""
+    from engine import actions as A
+    from engine.record import GameRecorder
+    from search.agent import Limits
+    from tne_ai.cli.play import TerminalGame
+    from tne_ai.web import games as G
+    before, action, after = resolved_conflicts("revolt", 1)[0]
+    human = before["to_act"]                       # the defender: the human's commitment resolves the revolt
+    game = G.Game(engine.State.from_snapshot(before), human, {1 - human: G.EngineSeat(iterations=20)}, seed=1)
+    game.play(A.format_action(action))
+    entry = game.view()["moves"][-1]
+    assert entry["outcome"] and game.view()["last"]["outcome"] == entry["outcome"]
+    lines = []
+
+    class Quiet(TerminalGame):
+        def echo(self, text: str = "", err: bool = False) -> None:
+            lines.append(text)
+    term = Quiet(engine.State.from_snapshot(before), human, {1 - human: ("ismcts", None)}, Limits(20),
+                 GameRecorder(engine.State.from_snapshot(before)), "/dev/null", False)
+    term.announce(before["to_act"], action, before, after)
+    assert f"  {entry['outcome']}" in lines, lines
 
 
 # ---------------------------------------------------------------- HTTP: records, limits, paths, ids
@@ -357,6 +461,21 @@ def test_static_files_and_paths(client):
         r = client.get(path)
         assert r.status_code == 404, path
         assert "Starlette" not in r.text and "import" not in r.text
+
+
+def test_every_page_links_an_icon_that_is_served(client):
+    """No 404 for the icon: each page links static/favicon.svg, and /favicon.ico answers browsers that guess."""
+    import re
+    for page in ("/", "/review", "/watch"):
+        html = client.get(page).text
+        link = re.search(r'<link rel="icon" href="([^"]+)" type="image/svg\+xml">', html)
+        assert link, page
+        icon = client.get(link.group(1))
+        assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml"), page
+        assert icon.text.startswith("<svg")
+    ico = client.get("/favicon.ico")
+    assert ico.status_code == 200 and ico.headers["content-type"].startswith("image/svg+xml")
+    assert ico.text == client.get("/static/favicon.svg").text
 
 
 def test_wrong_game_id_is_404(client):

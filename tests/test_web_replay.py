@@ -8,6 +8,7 @@ import pytest
 
 import engine
 from engine.record import replay_record
+from engine.svg import SQ_NAMES, decision_squares
 from starlette.testclient import TestClient
 from tne_ai.web.app import create_app
 from tne_ai.web.http import MAX_RECORD_BYTES
@@ -59,6 +60,19 @@ def test_review_of_twenty_decisions(client):
         assert b.status_code == 200 and b.headers["content-type"].startswith("image/svg+xml")
         assert b.text.lstrip().startswith("<svg") and b.text.rstrip().endswith("</svg>")
     assert client.get(f"/api/review/{rid}/board/21").status_code == 404
+    # the engine's best, where it is not the decision played, is marked on the board and named in its title
+    marked = 0
+    for d in doc["decisions"]:
+        board = client.get(f"/api/review/{rid}/board/{d['ply'] + 1}").text
+        if d["best"] == d["played"]:
+            assert "engine's best" not in board and 'class="highlight"' not in board
+            continue
+        assert f"engine's best instead: {d['best']}" in board
+        squares = decision_squares(d["best"])
+        for sq in squares:
+            assert f'<g class="highlight" data-sq="{SQ_NAMES[sq]}">' in board, (d, sq)
+        marked += bool(squares)
+    assert marked, "no reviewed decision had a best with a square to mark"
     # only one seat asked
     r = client.post("/api/review?iterations=20&seats=1", content=opening(6).encode())
     assert r.status_code == 201

@@ -9,6 +9,11 @@ monument, a treasure, and with the 2015 variants a building, the wonder or
 a wonder point's colour. `tne-ai play` prints it before each of the human's
 decisions (tne_ai/cli/play.py) and the browser page shows it as the state
 message's `prompt` (tne_ai/web/games.py).
+
+`conflict_outcome(before, action, after)` says how a revolt or war ended once
+its defender committed: who attacked whom over which colour, both strengths,
+who won, what left the board and the points scored. All of it is public;
+`tne-ai play` prints it and the browser page shows it in its move list.
 """
 from __future__ import annotations
 
@@ -105,3 +110,55 @@ def decision_prompt(obs: dict, seat: int, legal: list = ()) -> str:
         return ("End of your turn with your king in the wonder's kingdom: choose the colour of your wonder "
                 "point ('wonderpoint k', 'wonderpoint r', 'wonderpoint b' or 'wonderpoint g').")
     return f"Phase {phase}: choose a decision."
+
+
+def _who(seat: int, human) -> str:
+    """Return 'seat N', or 'seat N (you)' for the human's seat."""
+    return f"seat {seat} (you)" if seat == human else f"seat {seat}"
+
+
+def _whose(seat: int, human) -> str:
+    """Return "seat N's", or 'your' for the human's seat."""
+    return "your" if seat == human else f"seat {seat}'s"
+
+
+def _strength(base: int, commit: int, what: str) -> str:
+    """Return a side's strength in words, e.g. '2 temples + 1 committed = 3'."""
+    return f"{base} {what}{'' if base == 1 else 's'} + {commit} committed = {base + commit}"
+
+
+def conflict_outcome(before: dict, action: int, after: dict, human=None) -> str:
+    """Return how the revolt or war that `action` (the defender's commitment) resolved, in words; '' otherwise.
+
+    `before` and `after` are the snapshots (full, public or observations)
+    around the decision; `human` names that seat "(you)". A war's resolution
+    may start the next war at once: only the conflict of `before` is told.
+    """
+    cf = before.get("conflict")
+    if cf is None or before["phase"] not in ("revolt_defend", "war_defend") or A.kind(action) != "commit":
+        return ""
+    base_a, base_d = conflict_bases(before)
+    commit_a, commit_d = cf["attacker_commit"], action - A.COMMIT_BASE
+    attack, defence = base_a + commit_a, base_d + commit_d
+    winner = cf["attacker"] if attack > defence else cf["defender"]
+    colour = A.COLOUR_NAMES[cf["colour"]]
+    what = "temple" if cf["kind"] == "revolt" else "supporter"
+    text = (f"{cf['kind'].capitalize()} over the {colour} leader: {_who(cf['attacker'], human)} attacked from "
+            f"{square(cf['attacker_leader'])} with {_strength(base_a, commit_a, what)}, "
+            f"{_who(cf['defender'], human)} defended at {square(cf['defender_leader'])} with "
+            f"{_strength(base_d, commit_d, what)}: "
+            f"{'a tie goes to the defender, so ' if attack == defence else ''}{_who(winner, human)} wins.")
+    # what left the board: the loser's leader, a war's tiles of its colour, leaders left without a temple
+    gone = []
+    for s, (was, now) in enumerate(zip(before["leaders"], after["leaders"])):
+        for c, (a, b) in enumerate(zip(was, now)):
+            if a >= 0 and b < 0:
+                gone.append(f"{_whose(s, human)} {A.COLOUR_NAMES[c]} leader at {square(a)}")
+    tiles = [sq for sq, (a, b) in enumerate(zip(before["cells"], after["cells"])) if 1 <= a <= 4 and b == 0]
+    if tiles:
+        gone.append(f"{len(tiles)} {colour} tile{'s' if len(tiles) > 1 else ''} ({_squares(tiles)})")
+    if gone:
+        text += " Removed: " + ", ".join(gone) + "."
+    # the winner's points by the rules (R-REV-4: one red; R-WAR-4: one for the leader, one per tile removed)
+    points, scored = (1, "red") if cf["kind"] == "revolt" else (1 + len(tiles), colour)
+    return text + f" {_who(winner, human).capitalize()} scores {points} {scored} point{'s' if points > 1 else ''}."

@@ -34,7 +34,7 @@ from engine import actions as A
 from engine.boards import SQUARES
 from engine.errors import NotationError
 from engine.info import observation
-from engine.legality import conflict_bases, why_illegal
+from engine.legality import why_illegal
 from engine.record import GameRecorder
 from engine.render import render
 from engine.view import events_for_seat
@@ -43,7 +43,7 @@ from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
-from tne_ai.prompts import decision_prompt, square
+from tne_ai.prompts import conflict_outcome, decision_prompt, square
 
 ENGINES = ("ismcts", "greedy", "random")
 DEFAULT_ITERATIONS = 3000
@@ -336,8 +336,9 @@ class TerminalGame:
             self.echo(f"  {note}")
         for ev in events[1:]:
             self.echo(f"  you drew {' '.join(ev.split()[1])}")
-        if before["phase"] in ("revolt_defend", "war_defend") and A.kind(action) == "commit":
-            self.announce_conflict(before, action - A.COMMIT_BASE)
+        outcome = conflict_outcome(before, action, after, self.human)
+        if outcome:
+            self.echo(f"  {outcome}")
         for s in range(after["players"]):
             gained = [a - b for a, b in zip(after["scores"][s], before["scores"][s])]
             got = ", ".join(f"+{n} {A.COLOUR_NAMES[c]}" for c, n in enumerate(gained) if n)
@@ -346,15 +347,6 @@ class TerminalGame:
                 got += (", " if got else "") + f"+{treasures} treasure"
             if got:
                 self.echo(f"  {'you score' if s == self.human else f'seat {s} scores'} {got}")
-
-    def announce_conflict(self, before: dict, defender_commit: int) -> None:
-        """Tell the outcome of a revolt or war once the defender has committed (all public)."""
-        cf = before["conflict"]
-        base_a, base_d = conflict_bases(before)
-        a, d = base_a + cf["attacker_commit"], base_d + defender_commit
-        winner = cf["attacker"] if a > d else cf["defender"]
-        self.echo(f"  {cf['kind']} over {A.COLOUR_NAMES[cf['colour']]}: attacker seat {cf['attacker']} "
-                  f"{a} against defender seat {cf['defender']} {d}: seat {winner} wins")
 
     # --- the loop
 

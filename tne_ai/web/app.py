@@ -3,6 +3,7 @@
 HTTP:
     GET  /                          the page (static/index.html)
     GET  /static/...                the page's JS and CSS, only from the package's static folder
+    GET  /favicon.ico               the pages' icon (static/favicon.svg), for browsers that ask before the page says
     POST /api/games                 start a game: JSON {players, board, variants, human, engines}
     POST /api/games/load            continue a game from its full record (text body, at most 1 MB)
     GET  /api/games/{id}            the human's view (the same as a WebSocket `state` message)
@@ -32,7 +33,7 @@ from typing import Optional
 
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -297,6 +298,11 @@ async def index(request: Request) -> Response:
     return page("index.html")
 
 
+async def favicon(request: Request) -> Response:
+    """GET /favicon.ico: the pages' icon, an SVG (the pages link it; this answers the browsers that guess)."""
+    return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+
 async def create_game(request: Request) -> Response:
     """POST /api/games: start a game from JSON {players, board, variants, human, engines}."""
     data, bad = await json_object(request, "a new-game request",
@@ -552,6 +558,7 @@ async def lifespan(app: Starlette):
 
 ROUTES = [
     Route("/", index),
+    Route("/favicon.ico", favicon),
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games/load", load_game, methods=["POST"]),
     Route("/api/games/{game_id}", game_view),

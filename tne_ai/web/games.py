@@ -45,13 +45,13 @@ from engine.info import observation
 from engine.legality import conflict_bases, why_illegal
 from engine.position import format_position, public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
-from engine.svg import board_svg as draw_board
+from engine.svg import SEAT_SYMBOLS, board_svg as draw_board
 from engine.view import events_for_seat, letters
 from search.agent import Limits
 from search.analysis import analyse
 from search.ismcts import ISMCTS, worker_seed
 from search.twins import TwinError, refuse_twin
-from tne_ai.prompts import decision_prompt
+from tne_ai.prompts import conflict_outcome, decision_prompt
 from tne_ai.protocol.client import newgame_line, position_line
 
 MAX_ITERATIONS = 200_000
@@ -107,12 +107,18 @@ def hint(obs: dict, iterations: int, seed: int) -> dict:
     out = {"type": "hint", "to_act": result["to_act"], "value": result["value"],
            "win_chance": result["win_chance"], "iterations": result["iterations"]}
     if result["to_act"]:
+        # the decisions the search looked at most, shown best first: by value (the win chance follows it),
+        # for a lower value listed above a higher one reads as a mistake
+        searched = sorted(result["candidates"][:HINT_CANDIDATES], key=lambda c: (-c["mean"], -c["visits"]))
         out["candidates"] = [{"move": c["move"], "value": round(c["mean"], 4), "visits": c["visits"],
                               "low": round(c["low"], 4), "high": round(c["high"], 4),
                               "win_chance": c["win_chance"],
-                              "pv": c["pv"][:6]} for c in result["candidates"][:HINT_CANDIDATES]]
+                              "pv": c["pv"][:6]} for c in searched]
+        # the best one's equals: decisions whose interval reaches the best one's, which the search cannot tell apart
+        top = searched[0] if searched else None
+        out["equal_best"] = [c["move"] for c in searched if top is not None and c["high"] >= top["low"]]
     else:
-        out["candidates"] = []
+        out["candidates"], out["equal_best"] = [], []
         out["replies"] = [{"move": r["move"], "share": round(r["share"], 4)}
                           for r in result["replies"][:HINT_CANDIDATES]]
     return out
@@ -179,9 +185,13 @@ def _square_of(move: str) -> Optional[str]:
     return m.group(1) if m else None
 
 
-def board_svg(obs: dict, seat: int, last=None, highlight=(), selectable=(), title=None) -> str:
-    """Draw the board the human sees (engine.svg, from their observation only; last: a decision's notation)."""
-    return draw_board(obs, seat=seat, last=last, highlight=tuple(highlight), selectable=tuple(selectable), title=title)
+def board_svg(obs: dict, last=None, highlight=(), selectable=(), title=None) -> str:
+    """Draw the board the human sees (engine.svg, from their observation only; last: a decision's notation).
+
+    The hand is left out of the picture: the page shows it once, as the tiles it clicks (#hand).
+    """
+    return draw_board(obs, seat=None, last=last, highlight=tuple(highlight), selectable=tuple(selectable),
+                      title=title)
 
 
 # ---------------------------------------------------------------- a game
@@ -229,9 +239,15 @@ class Game:
         entry = {"n": len(self.actions), "seat": seat, "move": evs[0]}
         if drew:
             entry["drew"] = drew
+        # a defender's commitment resolves a revolt or war: say how, in the words `tne-ai play` uses (all public)
+        outcome = conflict_outcome(before, action, after, self.human)
+        if outcome:
+            entry["outcome"] = outcome
         self.moves.append(entry)
         self.last = {"seat": seat, "move": evs[0],
                      "squares": action_squares(action) if evs[0] == A.format_action(action) else []}
+        if outcome:
+            self.last["outcome"] = outcome
         self.version += 1
 
     def record_text(self) -> str:
@@ -294,7 +310,7 @@ class Game:
         seats = []
         for s in range(obs["players"]):
             seats.append({
-                "seat": s, "you": s == human,
+                "seat": s, "you": s == human, "dynasty": SEAT_SYMBOLS[s],
                 "player": "you" if s == human else self.engines[s].label(),
                 "scores": dict(zip(A.COLOURS, obs["scores"][s])),
                 "treasures": obs["treasures_taken"][s],
@@ -335,7 +351,7 @@ class Game:
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
         last = self.last["move"] if self.last and self.last["squares"] else None
-        view["svg"] = board_svg(obs, human, last=last, selectable=selectable,
+        view["svg"] = board_svg(obs, last=last, selectable=selectable,
                                 title=f"seat {human}'s view")
         return view
 

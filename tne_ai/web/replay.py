@@ -6,7 +6,8 @@ HTTP and WebSocket (`ROUTES`, mounted by tne_ai/web/app.py):
     POST /api/review?seats=0,1&iterations=300&seed=0
                                          body: a full game record (at most 1 MB) -> 201 {"review": ID}
     GET  /api/review/{id}                progress {status, done, total}; once done the whole review
-    GET  /api/review/{id}/board/{ply}    the board after `ply` decisions (SVG, the decision just played ringed)
+    GET  /api/review/{id}/board/{ply}    the board after `ply` decisions (SVG, the decision just played ringed,
+                                         the engine's best instead, once reviewed, marked and named)
     POST /api/watch                      JSON {players, board, variants, iterations, max_decisions}
                                          -> 201 {"watch": ID}: engines against engines
     POST /api/watch/load                 body: a full game record -> 201 {"watch": ID}: the record replayed
@@ -59,7 +60,7 @@ from engine.errors import EngineError
 from engine.info import observation
 from engine.position import public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
-from engine.svg import board_svg
+from engine.svg import board_svg, decision_squares
 from engine.view import events_for_seat
 from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
@@ -97,8 +98,8 @@ def review_one(item: tuple, iterations: int, seed: int) -> dict:
 # ---------------------------------------------------------------- helpers
 
 
-def _svg(snap: dict, last=None, title=None) -> str:
-    return board_svg(snap, last=last, title=title)
+def _svg(snap: dict, last=None, title=None, highlight=()) -> str:
+    return board_svg(snap, last=last, title=title, highlight=highlight)
 
 
 def _replay(text: str) -> tuple:
@@ -149,11 +150,20 @@ class Review:
         self.jobs: list = []                  # its concurrent futures in the review pool
         self.cancelled = False
 
+    def best_instead(self, ply: int) -> Optional[str]:
+        """Return the engine's best decision where decision `ply` was played, if reviewed and not the one played."""
+        d = next((d for d in self.decisions if d["ply"] == ply), None)
+        return d["best"] if d is not None and d["best"] != d["played"] else None
+
     def board(self, ply: int) -> str:
-        """The board after `ply` decisions, the decision just played ringed."""
+        """The board after `ply` decisions: the decision just played ringed, the engine's best instead marked."""
         last = self.plies[ply - 1]["move"] if ply > 0 else None
         title = f"after decision {ply} of {len(self.plies)}" if ply else "the start"
-        return _svg(self.snaps[ply], last=last, title=title)
+        best = self.best_instead(ply - 1) if ply > 0 else None
+        squares = decision_squares(best) if best is not None else ()
+        if best is not None:
+            title += f" \u00b7 engine's best instead: {best}" + (" (dashed square)" if squares else "")
+        return _svg(self.snaps[ply], last=last, title=title, highlight=squares)
 
     def status(self) -> dict:
         total = len(self.items)

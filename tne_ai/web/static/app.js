@@ -4,6 +4,8 @@
 "use strict";
 const SQ = /^[a-p](1[01]|[1-9])$/;
 let ws = null, view = null, gameId = null;
+let hintFor = null;         // the view version a hint was asked for (a hint of another position is dropped)
+let lastHint = null;        // the hint shown, if any
 let prefix = null;          // the chosen piece, e.g. "tile r", "leader k", "cat"
 let swapSet = null;         // tiles chosen for a swap (letters), or null
 
@@ -35,11 +37,15 @@ function connect(id) {
 }
 
 function receive(m) {
-  if (m.type === "state") { view = m; prefix = null; swapSet = null; render(); }
+  if (m.type === "state") {
+    // any change of position (a move by anyone, an undo) makes a hint shown or asked for stale
+    if (!view || view.version !== m.version) clearHint();
+    view = m; prefix = null; swapSet = null; render();
+  }
   else if (m.type === "thinking") { $("status").textContent = "seat " + m.seat + " is thinking…"; }
-  else if (m.type === "event") { say("seat " + m.seat + ": " + m.move); }
-  else if (m.type === "hint") { showHint(m); }
+  else if (m.type === "hint") { if (view && m.version === view.version && hintFor === m.version) showHint(m); }
   else if (m.type === "error") { say(m.message); }
+  // "event" (an engine's decision) needs nothing: the state that follows lists it, with a conflict's outcome
 }
 
 // the legal decisions the current selection allows, and their squares
@@ -54,6 +60,7 @@ function targets() {
 
 function render() {
   const v = view;
+  $("play").hidden = false; $("movebox").hidden = false;
   $("board").innerHTML = v.svg;       // the server's own SVG (engine/svg.py): no scripts in it
   const t = targets(), squares = new Set(t.map(squareOf));
   document.querySelectorAll("#board .sq").forEach((g) => {
@@ -65,7 +72,7 @@ function render() {
   else status = "Seat " + v.to_act + " to act" + (v.thinking !== null ? " (thinking…)" : "");
   $("status").textContent = status + " · bag " + v.bag_size;
   $("prompt").textContent = v.prompt;
-  renderHand(); renderButtons(); renderConflict(); renderSeats(); renderMoves();
+  renderHand(); renderButtons(); renderConflict(); renderSeats(); renderMoves(); renderNews();
   $("undo").disabled = !v.can_undo;
   $("hint").disabled = !!v.over;
 }
@@ -148,11 +155,16 @@ function renderSeats() {
   const t = $("seats");
   t.replaceChildren();
   const head = el("tr");
-  ["seat", "player", "K", "R", "B", "G", "treasures", "catastrophes", "hand"].forEach((h) => head.appendChild(el("th", {}, h)));
+  // short headings (the full words in their titles) so the table fits the side column
+  [["seat", "seat, with its dynasty: the mark on its leaders on the board"], ["player", ""],
+   ["K", "black points (kings)"], ["R", "red points (priests)"], ["B", "blue points (farmers)"],
+   ["G", "green points (traders)"], ["tr", "treasures taken"], ["cat", "catastrophes left"], ["hand", "tiles in hand"]]
+    .forEach(([h, title]) => head.appendChild(el("th", title ? {title: title, class: "c" + h} : {}, h)));
   t.appendChild(head);
   view.seats.forEach((s) => {
     const tr = el("tr", {class: s.you ? "you" : ""});
-    [s.seat, s.player, s.scores.k, s.scores.r, s.scores.b, s.scores.g, s.treasures, s.catastrophes_left, s.hand_size]
+    tr.appendChild(el("td", {class: "dynasty", title: "seat " + s.seat + "'s leaders carry " + s.dynasty + s.seat}, s.dynasty + s.seat));
+    [s.player, s.scores.k, s.scores.r, s.scores.b, s.scores.g, s.treasures, s.catastrophes_left, s.hand_size]
       .forEach((x) => tr.appendChild(el("td", {}, String(x))));
     t.appendChild(tr);
   });
@@ -163,26 +175,59 @@ function renderMoves() {
   ol.replaceChildren();
   view.moves.forEach((m) => {
     const li = el("li", {class: m.seat === view.seat ? "you" : ""}, "seat " + m.seat + ": " + m.move + (m.drew ? " (drew " + m.drew + ")" : ""));
+    if (m.outcome) li.appendChild(el("div", {class: "outcome"}, m.outcome));
     ol.appendChild(li);
   });
   ol.scrollTop = ol.scrollHeight;
 }
 
+// the conflicts resolved since the human's previous decision, in words: a leader never leaves silently
+function renderNews() {
+  const box = $("news"), told = [];
+  for (let i = view.moves.length - 1; i >= 0; i--) {
+    const m = view.moves[i];
+    if (m.outcome) told.unshift(m.outcome);
+    if (m.seat === view.seat) break;
+  }
+  box.replaceChildren(...told.map((t) => el("p", {class: "outcome"}, t)));
+  box.hidden = !told.length;
+}
+
+function clearHint() {
+  hintFor = null; lastHint = null;
+  $("hintout").replaceChildren();
+  $("hintout").hidden = true;
+}
+
 function showHint(h) {
+  lastHint = h;
   const out = $("hintout");
   out.replaceChildren();
-  const chance = (w) => Math.round(100 * w.win) + "% (" + Math.round(100 * w.low) + "–" + Math.round(100 * w.high) + "%)";
+  out.hidden = false;
+  const pct = (x) => Math.round(100 * x);
+  const chance = (w) => pct(w.win) + "% (" + pct(w.low) + "–" + pct(w.high) + "%)";
+  const value = (c) => c.value.toFixed(3) + " (" + c.low.toFixed(3) + "–" + c.high.toFixed(3) + ")";
   out.appendChild(el("p", {class: "chance"}, h.win_chance
-    ? "You win " + chance(h.win_chance) + " of games from here, by the engine's search."
+    ? "You win " + chance(h.win_chance) + " of games from here, by the engine's search (" + h.iterations + " iterations)."
     : "Search value " + h.value.toFixed(3) + " (no win-chance map for this game)."));
   if (!h.candidates.length) return;
-  out.appendChild(el("p", {class: "caption"}, "Your decisions, most searched first: the chance of winning after each."));
+  out.appendChild(el("p", {class: "caption"}, (h.win_chance
+    ? "Best first: your chance of winning after each decision, the engine playing every seat from there"
+    : "Best first: the search's value after each decision (1 = a sure win)") +
+    "; in brackets the range the search supports (95% confidence), which more search narrows."));
+  if (h.equal_best && h.equal_best.length > 1)
+    out.appendChild(el("p", {class: "equal"}, "Equally good, as far as this search can tell (their ranges overlap " +
+      "the best one's): " + h.equal_best.join(", ") + "."));
+  const list = el("ol", {class: "candidates"});
   h.candidates.forEach((c) => {
-    const b = button(c.move, () => { if (view.legal.includes(c.move)) play(c.move); }, out);
+    const li = el("li");
+    const b = button(c.move, () => { if (view.legal.includes(c.move)) play(c.move); }, li);
     b.title = "principal variation: " + c.pv.join("; ");
-    out.appendChild(el("span", {class: "stat"}, "  " + (c.win_chance ? "wins " + chance(c.win_chance) : "value " + c.value.toFixed(3)) + ", " + c.visits + " visits"));
-    out.appendChild(el("br"));
+    li.appendChild(el("span", {class: "stat"}, " " + (c.win_chance ? "wins " + chance(c.win_chance) : "value " + value(c)) +
+      ", " + c.visits + " visits"));
+    list.appendChild(li);
   });
+  out.appendChild(list);
 }
 
 $("board").addEventListener("click", (ev) => {
@@ -196,7 +241,13 @@ $("board").addEventListener("click", (ev) => {
     here.forEach((m) => button(m, () => play(m), opts));
   }
 });
-$("hint").onclick = () => { $("hintout").textContent = "thinking…"; send({type: "hint"}); };
+$("hint").onclick = () => {
+  if (!view) return;
+  hintFor = view.version;
+  $("hintout").hidden = false;
+  $("hintout").textContent = "thinking…";
+  send({type: "hint"});
+};
 $("undo").onclick = () => send({type: "undo"});
 $("newgame").onsubmit = async (ev) => {
   ev.preventDefault();

@@ -61,6 +61,7 @@ async function go(n) {
 function renderDecision() {
   const box = $("decision");
   box.replaceChildren();
+  renderBestNote();
   if (ply === 0) { box.append(el("p", {}, "The start: step forward to see the first decision.")); return; }
   const move = doc.moves[ply - 1], d = byPly[ply - 1];
   box.append(el("p", {"class": "played"}, (ply) + ". seat " + move.seat + " played " + move.move));
@@ -72,6 +73,20 @@ function renderDecision() {
   row("loss", pct(d.loss) + " of win chance", d.mark ? "mark " + d.mark : "");
   row("mark", d.mark || (d.played === d.best ? "agrees with the engine" : "—"), d.mark ? "mark " + d.mark : "");
   box.append(t);
+}
+
+// above the board: what its marks are, the decision played (ringed) and the engine's best instead (the
+// server draws it as a dashed square, GET .../board/N)
+function renderBestNote() {
+  const note = $("bestnote");
+  note.replaceChildren();
+  if (ply === 0) return;
+  const move = doc.moves[ply - 1], d = byPly[ply - 1];
+  note.append(el("span", {"class": "ring played"}), " played: " + move.move);
+  if (!d) return;
+  if (d.best === d.played) { note.append(" — the engine's best too"); return; }
+  const named = el("strong", {"class": "best"}, d.best);
+  note.append(" · ", el("span", {"class": "ring best"}), " the engine's best here: ", named);
 }
 
 // win chance over the game: best_win per reviewed decision, one line per seat

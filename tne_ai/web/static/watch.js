@@ -9,7 +9,7 @@ const delay = () => parseInt($("delay").value, 10);
 function connect(id) {
   if (ws) ws.close();
   queue = []; end = null; shown = 0;
-  $("moves").replaceChildren(); $("record").hidden = true; say("");
+  $("moves").replaceChildren(); $("record").hidden = true; say(""); $("watchside").hidden = false;
   history.replaceState(null, "", "/watch?id=" + encodeURIComponent(id));
   const proto = location.protocol === "https:" ? "wss://" : "ws://";
   ws = new WebSocket(proto + location.host + "/ws/watch/" + encodeURIComponent(id));
