@@ -19,7 +19,7 @@ from typing import Callable, Optional
 import engine
 from engine.actions import SWAP_BASE, PASS, format_action
 from engine.errors import EngineError
-from engine.info import determinize
+from engine.info import determinize, unknown_own_swapped
 from ext.search.tree import Tree
 from search.agent import Agent, Limits, SearchError
 from search.inference import HandFilter
@@ -49,7 +49,18 @@ def world_from_observation(observation: dict, seat: int, seed: int) -> engine.St
     if observation["to_act"] != seat:
         raise SearchError(f"seat {observation['to_act']} is to act, not seat {seat}")
     try:
-        return engine.State.from_snapshot(determinize(observation, seat, random.Random(seed)))
+        world = determinize(observation, seat, random.Random(seed))
+        unknown = unknown_own_swapped(observation)
+        if unknown:
+            # The kernel re-deals every pile but the observer's own each iteration. Swapped
+            # tiles are out of the game (R-SWAP-1), so which pile holds them changes no
+            # decision: the observer's tiles of unknown colour go on the next seat's pile,
+            # to be dealt afresh with the other hidden tiles rather than fixed once here.
+            dealt = [w - k for w, k in zip(world["swapped"][seat], observation["own_swapped"])]
+            other = (seat + 1) % world["players"]
+            world["swapped"][seat] = list(observation["own_swapped"])
+            world["swapped"][other] = [a + d for a, d in zip(world["swapped"][other], dealt)]
+        return engine.State.from_snapshot(world)
     except EngineError as e:
         raise SearchError(f"inconsistent observation: {e}") from e
 

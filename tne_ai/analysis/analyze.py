@@ -20,6 +20,7 @@ from typing import Optional
 import click
 
 from engine.errors import EngineError
+from engine.info import unknown_own_swapped
 from engine.position import format_position
 from engine.render import render
 from engine.svg import board_svg, decision_squares
@@ -210,7 +211,12 @@ def read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
         where = f"{loaded.source}: position"
     if loaded.kind != "start":
         where += _variants_text(snap)
-    return Knowledge(observations, f"{where}, {_as_known(seats)}", loaded.ply)
+    unknown = unknown_own_swapped(observations[0])
+    if unknown:
+        where += f", as seat {seats[0]} knows it, the colours of its {unknown} swapped tile(s) unknown"
+    else:
+        where += f", {_as_known(seats)}"
+    return Knowledge(observations, where, loaded.ply)
 
 
 def _seat_record_knowledge(text, source, ply, seat, all_seats, hand, players, board, variants) -> Knowledge:
@@ -255,10 +261,10 @@ def _cli(fn, *args):
                "a seat was sent, or a referee --log-dir transcript), startpos, or - for stdin; none: a "
                "built-in sample mid-game. Only the analysed seat's knowledge is ever searched.")
 @click.argument("position_or_file", required=False)
-@click.option("--hand", metavar="LETTERS", help="The analysed seat's tiles, e.g. kkrbgg, with a public position "
-              "or startpos.")
+@click.option("--hand", metavar="LETTERS", help="The analysed seat's tiles, e.g. kkrbgg (either case), with a "
+              "public position or startpos.")
 @click.option("--swapped", metavar="K,R,B,G", help="With --hand: the tiles the seat has swapped away so far "
-              "(default none).")
+              "(default: their colours unknown, dealt with the other unseen tiles).")
 @click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions; "
               "with a seat record: after N events.")
 @click.option("--seat", type=click.IntRange(min=0), help="Seat to analyse for (default: the seat to act).")
