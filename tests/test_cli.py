@@ -445,6 +445,56 @@ def test_play_hint_shows_the_win_chance_of_the_best_decisions_and_changes_nothin
     assert f"you: {best}" in res.stdout
 
 
+def test_a_conflicts_prompt_counts_temples_and_supporters_in_the_singular_and_plural():
+    from engine.info import observation
+    from engine.legality import conflict_bases
+    from tne_ai.prompts import decision_prompt
+    seen = set()
+    for seed in range(300):
+        s = engine.new_game(2, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal() and len(seen) < 4:
+            if s.phase in ("revolt_attack", "war_attack"):
+                obs = observation(s.snapshot(), s.to_act)
+                base = conflict_bases(obs)[0]
+                noun, where = (("temple", "beside it") if s.phase == "revolt_attack"
+                               else ("supporter", "in its kingdom"))
+                words = f"{noun} {where}" if base == 1 else f"{noun}s {where}"
+                assert f"({base} {words})" in decision_prompt(obs, s.to_act, s.legal_actions())
+                seen.add((s.phase, base == 1))
+            s.apply(rng.choice(s.legal_actions()))
+        if len(seen) == 4:
+            return
+    raise AssertionError(f"not every case met: {seen}")
+
+
+def test_play_tells_a_conflicts_result_before_the_tiles_drawn_at_the_turns_end():
+    """A defender's commitment that ends the turn: who won comes first, then the human's draws."""
+    from engine.record import drawn_tiles
+    from search.agent import Limits
+    from tne_ai.cli.play import TerminalGame
+    for seed in range(300):
+        s = engine.new_game(2, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            before = s.snapshot()
+            a = rng.choice(s.legal_actions())
+            s.apply(a)
+            after = s.snapshot()
+            drew = [seat for seat, _ in drawn_tiles(before, after)]
+            if before["phase"] in ("revolt_defend", "war_defend") and A.kind(a) == "commit" and drew:
+                human = drew[0]
+                lines = []
+                game = TerminalGame(s, human, {1 - human: ("greedy", None)}, Limits(10), None, "-", False)
+                game.echo = lambda text="", err=False: lines.append(text)
+                game.announce(before["to_act"], a, before, after)
+                result = next(i for i, line in enumerate(lines) if ": seat" in line and "wins" in line)
+                draw = next(i for i, line in enumerate(lines) if line.startswith("  you drew "))
+                assert result < draw, lines
+                return
+    raise AssertionError("no conflict settled at a turn's end with a draw")
+
+
 # ---------------------------------------------------------------- the 2015 variants
 
 

@@ -334,8 +334,6 @@ class TerminalGame:
         note = variant_note(before, action, after)
         if note:
             self.echo(f"  {note}")
-        for ev in events[1:]:
-            self.echo(f"  you drew {' '.join(ev.split()[1])}")
         if before["phase"] in ("revolt_defend", "war_defend") and A.kind(action) == "commit":
             self.announce_conflict(before, action - A.COMMIT_BASE)
         for s in range(after["players"]):
@@ -346,6 +344,9 @@ class TerminalGame:
                 got += (", " if got else "") + f"+{treasures} treasure"
             if got:
                 self.echo(f"  {'you score' if s == self.human else f'seat {s} scores'} {got}")
+        # the draws come last: they happen at the turn's end, after a conflict the decision settled
+        for ev in events[1:]:
+            self.echo(f"  you drew {' '.join(ev.split()[1])}")
 
     def announce_conflict(self, before: dict, defender_commit: int) -> None:
         """Tell the outcome of a revolt or war once the defender has committed (all public)."""
