@@ -81,6 +81,7 @@ class Candidate:
     low: float
     high: float
     pv: list = field(default_factory=list)
+    pv_seats: list = field(default_factory=list)    # the seat deciding each step of pv
 
 
 @dataclass
@@ -112,14 +113,14 @@ def _children_stats(tree: Tree, observer: int) -> dict:
 
 
 def _pv(tree: Tree, node: int) -> list:
-    """Follow the most visited children from a node."""
+    """Follow the most visited children from a node: [(action, seat deciding it), ...]."""
     line = []
     for _ in range(PV_PLIES):
         kids = [k for k in tree.children(node) if k[1] > 0]
         if not kids:
             break
         best = max(kids, key=lambda k: (k[1], k[0]))
-        line.append(best[0])
+        line.append((best[0], best[5]))
         node = best[6]
     return line
 
@@ -371,7 +372,7 @@ class ISMCTS:
             half = 1.96 * math.sqrt(var / visits)
             cands.append(Candidate(action, format_action(action), visits, avail, mean,
                                    max(0.0, mean - half), min(1.0, mean + half),
-                                   [format_action(a) for a in pv]))
+                                   [format_action(a) for a, _ in pv], [actor for _, actor in pv]))
         if not cands:
             raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
         if self.params.final_move == "visits":

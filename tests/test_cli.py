@@ -263,6 +263,46 @@ def test_show_position_and_record(tmp_path):
     assert f"{len(early.legal_actions())} legal decisions" in res.stdout
 
 
+def test_show_and_analyze_print_the_boards_key_once_under_the_board():
+    from engine.render import legend
+    s, _ = random_state(2, 4, 30)
+    res = run("show", s.position(hidden=True), "--position")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count(legend()) == 1
+    assert res.stdout.index(s.render()) + len(s.render()) == res.stdout.index(legend())
+    assert res.stdout.splitlines()[-1].startswith("position ")           # still the last line
+    assert "R* treasure on a temple (R$ special)" in legend() and "0K seat 0's king" in legend()
+    assert "W wonder" in legend(["wonder"]) and "W wonder" not in legend()
+    res = run("analyze", s.position(hidden=True), "--iterations", 100)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count(legend()) == 1
+    assert legend() not in run("analyze", s.position(hidden=True), "--iterations", 100, "--no-board").stdout
+
+
+def test_analyze_names_the_seat_of_every_pv_step_and_explains_its_columns():
+    """pv_seats (--json) and the text's sN: the seat deciding each step, as the rules have it where known."""
+    s = load_sample().state
+    doc = analysis_json("--iterations", 600, "--seed", 3)
+    (a,) = doc["analyses"]
+    for c in a["candidates"]:
+        assert len(c["pv_seats"]) == len(c["pv"]) and c["pv_seats"][0] == a["seat"]
+        # along the true game (a full position) while the line's decisions are legal there
+        t = s.clone()
+        for move, seat in zip(c["pv"], c["pv_seats"]):
+            if move not in t.legal_moves():
+                break
+            assert t.to_act == seat, (c["pv"], c["pv_seats"])
+            t.apply(engine.parse_action(move))
+    assert any(len(set(c["pv_seats"])) > 1 for c in a["candidates"])
+    res = run("analyze", "--iterations", 600, "--seed", 3, "--top", 0)
+    assert res.exit_code == 0, res.output
+    for c in a["candidates"]:
+        line = ", ".join(f"s{seat} {m}" for seat, m in zip(c["pv_seats"], c["pv"]))
+        assert re.search(rf"^\s+{c['rank']}\s+{re.escape(c['move'])}\s.*  {re.escape(line)}$", res.stdout, re.M)
+    caption = next(line for line in res.stdout.splitlines() if line.startswith("(visits: "))
+    assert "avail: iterations in which it was legal" in caption and f"seat {a['seat']}'s chance" in caption
+
+
 # ---------------------------------------------------------------- bad input
 
 
