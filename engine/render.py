@@ -32,7 +32,7 @@ def legend(variants=(), marked: bool = False) -> str:
 
     `marked`: also the `>` that play puts before the squares of the engines' last decisions.
     """
-    extra = ("  W wonder" if "wonder" in variants else "") + ("  >R the engines' last decisions" if marked else "")
+    extra = ("  W the wonder" if "wonder" in variants else "") + ("  >R the engines' last decisions" if marked else "")
     return ("key: K R B G tiles (k r b g under a monument)  0K seat 0's king (seat, colour)\n"
             f"     R* treasure on a temple (R$ special)  X catastrophe  ~ river  . land{extra}")
 
