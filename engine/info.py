@@ -16,6 +16,13 @@ An *observation* is a public snapshot (engine.position.public_snapshot:
     own_swapped  the tiles it swapped away [k, r, b, g]
     unseen       [k, r, b, g] tiles it has not seen
 
+A player who does not remember the colours of tiles it swapped away (an
+analysis from a public position without them) has an `own_swapped` of fewer
+tiles than its public `swapped_sizes`: the rest of its pile is unknown to it,
+counted in `unseen` and dealt with the other hidden tiles
+(`unknown_own_swapped`). An observation read from a full snapshot always
+knows the whole pile.
+
 `determinize` deals the unseen tiles at random into a full snapshot with the
 same observation: a sampled world for information-set search.
 """
@@ -54,6 +61,11 @@ def unseen_tiles(snap: dict, seat: int) -> list:
     return out
 
 
+def unknown_own_swapped(obs: dict) -> int:
+    """Return how many of its own swapped tiles the observing seat does not know the colours of."""
+    return obs["swapped_sizes"][obs["seat"]] - sum(obs["own_swapped"])
+
+
 def observation(snap: dict, seat: int) -> dict:
     """Return what `seat` knows of a full snapshot (an observation passes through, copied)."""
     if is_observation(snap):
@@ -83,10 +95,11 @@ def determinize(snap_or_obs: dict, seat: int, rng) -> dict:
     _check_seat(obs, seat)
     hand, own_swapped, unseen = obs["hand"], obs["own_swapped"], obs["unseen"]
     sizes, swapped_sizes = obs["hand_sizes"], obs["swapped_sizes"]
-    if sum(hand) != sizes[seat] or sum(own_swapped) != swapped_sizes[seat]:
+    if sum(hand) != sizes[seat] or not 0 <= sum(own_swapped) <= swapped_sizes[seat]:
         raise PositionError(f"position field 'hand_sizes': seat {seat}'s own tiles disagree with its public sizes")
     pool = [c for c in range(4) for _ in range(unseen[c])]
-    places = (sum(sizes) - sizes[seat] + sum(swapped_sizes) - swapped_sizes[seat] + obs["bag_size"])
+    # the seat's swapped tiles of unknown colour are dealt like the other seats' piles
+    places = (sum(sizes) - sizes[seat] + sum(swapped_sizes) - sum(own_swapped) + obs["bag_size"])
     if len(pool) != places:
         raise PositionError(f"position field 'bag_size': {len(pool)} unseen tiles for {places} places "
                             f"(other hands, other swapped piles, bag): tiles are not conserved")
@@ -103,7 +116,10 @@ def determinize(snap_or_obs: dict, seat: int, rng) -> dict:
     for s in range(obs["players"]):
         hands.append(list(hand) if s == seat else deal(sizes[s]))
     for s in range(obs["players"]):
-        swapped.append(list(own_swapped) if s == seat else deal(swapped_sizes[s]))
+        if s == seat:
+            swapped.append([k + d for k, d in zip(own_swapped, deal(swapped_sizes[s] - sum(own_swapped)))])
+        else:
+            swapped.append(deal(swapped_sizes[s]))
     out = {k: obs[k] for k in SNAPSHOT_KEYS}
     out["hands"], out["swapped"], out["bag"] = hands, swapped, pool[pos:]
     check_snapshot(out)

@@ -27,6 +27,16 @@ def _sq(sq: int) -> str:
     return "-" if sq < 0 else f"{chr(ord('a') + sq % COLS)}{sq // COLS + 1}"
 
 
+def legend(variants=(), marked: bool = False) -> str:
+    """Return the key to the board's squares, two lines (under show's and analyze's text board, in play's help).
+
+    `marked`: also the `>` that play puts before the squares of the engines' last decisions.
+    """
+    extra = ("  W the wonder" if "wonder" in variants else "") + ("  >R the engines' last decisions" if marked else "")
+    return ("key: K R B G tiles (k r b g under a monument)  0K seat 0's king (seat, colour)\n"
+            f"     R* treasure on a temple (R$ special)  X catastrophe  ~ river  . land{extra}")
+
+
 def conflict_line(snap: dict) -> str:
     """Return the one-line account of the pending conflict (render and the SVG status share it), else ''."""
     cf = snap["conflict"]

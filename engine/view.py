@@ -71,16 +71,26 @@ def events_for_seat(before: dict, action: int, after: dict, seat: int) -> list:
     return out
 
 
-def observation_from_public(public: dict, seat: int, hand, own_swapped=(0, 0, 0, 0)) -> dict:
-    """Return the observation of `seat` from a public snapshot plus its own tiles."""
+def observation_from_public(public: dict, seat: int, hand, own_swapped=(0, 0, 0, 0),
+                            partial_swapped: bool = False) -> dict:
+    """Return the observation of `seat` from a public snapshot plus its own tiles.
+
+    `own_swapped` is the tiles the seat swapped away; `None` when it does not
+    know their colours. With `partial_swapped` it may name fewer tiles than the
+    seat swapped (the colours of the rest unknown to it). Unknown swapped tiles
+    are counted unseen and dealt with the other hidden tiles (engine.info).
+    """
     if type(seat) is not int or not 0 <= seat < public["players"]:
         raise PositionError(f"seat {seat!r} out of range 0..{public['players'] - 1}")
     snap = dict(public)
+    if own_swapped is None:
+        own_swapped, partial_swapped = (0, 0, 0, 0), True
     hand, own_swapped = list(hand), list(own_swapped)
     if sum(hand) != public["hand_sizes"][seat]:
         raise PositionError(f"position field 'hands': seat {seat} holds {public['hand_sizes'][seat]} tiles, "
                             f"not {sum(hand)}")
-    if sum(own_swapped) != public["swapped_sizes"][seat]:
+    if (sum(own_swapped) > public["swapped_sizes"][seat] if partial_swapped
+            else sum(own_swapped) != public["swapped_sizes"][seat]):
         raise PositionError(f"position field 'swapped': seat {seat} swapped {public['swapped_sizes'][seat]} "
                             f"tiles, not {sum(own_swapped)}")
     seen = list(public["discarded"])
@@ -92,11 +102,12 @@ def observation_from_public(public: dict, seat: int, hand, own_swapped=(0, 0, 0,
         c = min(range(4), key=lambda i: unseen[i])
         raise PositionError(f"position field 'hands': more {COLOURS[c]} tiles than exist "
                             f"(board, discarded and own tiles)")
+    # the seat's swapped tiles of unknown colour are among the unseen ones
     places = (sum(public["hand_sizes"]) - sum(hand) + sum(public["swapped_sizes"])
               - sum(own_swapped) + public["bag_size"])
     if sum(unseen) != places:
         raise PositionError(f"position field 'bag_size': {sum(unseen)} unseen tiles for {places} places "
-                            f"(other hands, other swapped piles, bag)")
+                            f"(other hands, swapped piles, bag)")
     snap.update(seat=seat, hand=hand, own_swapped=own_swapped, unseen=unseen)
     check_snapshot(snap)
     return snap
@@ -220,10 +231,13 @@ class SeatView:
                     drew[c] += 1
         hand = [after["hands"][self.seat][c] - drew[c] for c in range(4)]
         public = public_snapshot(after)
+        # the world dealt colours to the seat's swapped tiles it does not know: they stay unknown
+        dealt = [w - k for w, k in zip(world["swapped"][self.seat], obs["own_swapped"])]
+        own = [a - d for a, d in zip(after["swapped"][self.seat], dealt)]
         if sum(drew):
-            self.pending = (public, hand, after["swapped"][self.seat], sum(drew))
+            self.pending = (public, hand, own, sum(drew))
         else:
-            self.obs = observation_from_public(public, self.seat, hand, after["swapped"][self.seat])
+            self.obs = observation_from_public(public, self.seat, hand, own, partial_swapped=True)
 
     def _hand_must_hold(self, world: dict, actor: int, action: int) -> None:
         """Re-deal the world so that `actor` holds the tiles `action` shows it had (a placed or committed tile)."""
@@ -266,7 +280,7 @@ class SeatView:
         public, before, swapped, _ = self.pending
         hand = [before[c] + counts[c] for c in range(4)]
         try:
-            self.obs = observation_from_public(public, self.seat, hand, swapped)
+            self.obs = observation_from_public(public, self.seat, hand, swapped, partial_swapped=True)
         except PositionError as e:
             raise ViewError(f"'draw {text.strip()}': {e}") from None
         self.pending = None

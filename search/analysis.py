@@ -45,7 +45,7 @@ def candidate_json(rank: int, c, obs: Optional[dict] = None, seat: int = 0, fact
     """Return one search candidate as plain data (with its win chance when `obs`, the root's, is given)."""
     out = {"rank": rank, "move": c.move, "action": c.action, "visits": c.visits,
            "availability": c.availability, "mean": c.mean, "low": c.low, "high": c.high,
-           "pv": [c.move] + list(c.pv)}
+           "pv": [c.move] + list(c.pv), "pv_seats": [seat] + list(c.pv_seats)}
     if obs is not None:
         out["win_chance"] = win_chance(obs, seat, c.mean, c.low, c.high, facts)
     return out

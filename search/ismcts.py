@@ -19,7 +19,7 @@ from typing import Callable, Optional
 import engine
 from engine.actions import SWAP_BASE, PASS, format_action
 from engine.errors import EngineError
-from engine.info import determinize
+from engine.info import determinize, unknown_own_swapped
 from ext.search.tree import Tree
 from search.agent import Agent, Limits, SearchError
 from search.inference import HandFilter
@@ -49,7 +49,18 @@ def world_from_observation(observation: dict, seat: int, seed: int) -> engine.St
     if observation["to_act"] != seat:
         raise SearchError(f"seat {observation['to_act']} is to act, not seat {seat}")
     try:
-        return engine.State.from_snapshot(determinize(observation, seat, random.Random(seed)))
+        world = determinize(observation, seat, random.Random(seed))
+        unknown = unknown_own_swapped(observation)
+        if unknown:
+            # The kernel re-deals every pile but the observer's own each iteration. Swapped
+            # tiles are out of the game (R-SWAP-1), so which pile holds them changes no
+            # decision: the observer's tiles of unknown colour go on the next seat's pile,
+            # to be dealt afresh with the other hidden tiles rather than fixed once here.
+            dealt = [w - k for w, k in zip(world["swapped"][seat], observation["own_swapped"])]
+            other = (seat + 1) % world["players"]
+            world["swapped"][seat] = list(observation["own_swapped"])
+            world["swapped"][other] = [a + d for a, d in zip(world["swapped"][other], dealt)]
+        return engine.State.from_snapshot(world)
     except EngineError as e:
         raise SearchError(f"inconsistent observation: {e}") from e
 
@@ -70,6 +81,7 @@ class Candidate:
     low: float
     high: float
     pv: list = field(default_factory=list)
+    pv_seats: list = field(default_factory=list)    # the seat deciding each step of pv
 
 
 @dataclass
@@ -101,14 +113,14 @@ def _children_stats(tree: Tree, observer: int) -> dict:
 
 
 def _pv(tree: Tree, node: int) -> list:
-    """Follow the most visited children from a node."""
+    """Follow the most visited children from a node: [(action, seat deciding it), ...]."""
     line = []
     for _ in range(PV_PLIES):
         kids = [k for k in tree.children(node) if k[1] > 0]
         if not kids:
             break
         best = max(kids, key=lambda k: (k[1], k[0]))
-        line.append(best[0])
+        line.append((best[0], best[5]))
         node = best[6]
     return line
 
@@ -360,7 +372,7 @@ class ISMCTS:
             half = 1.96 * math.sqrt(var / visits)
             cands.append(Candidate(action, format_action(action), visits, avail, mean,
                                    max(0.0, mean - half), min(1.0, mean + half),
-                                   [format_action(a) for a in pv]))
+                                   [format_action(a) for a, _ in pv], [actor for _, actor in pv]))
         if not cands:
             raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
         if self.params.final_move == "visits":

@@ -217,6 +217,21 @@ def test_the_full_position_is_cut_to_the_seat_and_answers_as_the_public_part_plu
     assert len(a["analysis"]["candidates"]) == 3
 
 
+def test_hand_letters_in_either_case_and_swapped_colours_unknown(server):
+    """`hand` takes capitals (as boards print them); without `swapped` the seat's swapped colours are unknown."""
+    base = {"position": PUBLIC_25, "iterations": 150, "seed": 4, "candidates": 2}
+    (a,) = server.ask(dict(base, id="lower", hand="krrrbb"))
+    (b,) = server.ask(dict(base, id="upper", hand="KRRRBB"))
+    assert untimed(a)["analysis"] == untimed(b)["analysis"]
+    # seat 1 swapped 7 tiles by decision 25: it may leave out their colours, not give a wrong count
+    waiting = {"position": PUBLIC_25, "seat": 1, "hand": "KkkRrG", "iterations": 40, "samples": 2, "seed": 1}
+    (c,) = server.ask(dict(waiting, id="forgot"))
+    assert c["analysis"]["seat"] == 1 and c["analysis"]["to_act"] is False
+    assert letters(c["analysis"]["hand"]) == "kkkrrg"
+    (d,) = server.ask(dict(waiting, id="wrong", swapped="k"))
+    assert d["field"] == "swapped" and "seat 1 swapped 7 tiles, not 1" in d["error"]
+
+
 def test_analyze_turns_over_a_record_answers_each_turn_once(server):
     _, actions = replayed()
     turns = [0, 7, 25, 60]

@@ -124,6 +124,19 @@ def test_match_elo_from_results():
     assert lo == pytest.approx(elo_from_share(wl)) and hi == pytest.approx(elo_from_share(wh))
 
 
+def test_an_elo_difference_that_rounds_to_zero_prints_plus_0(monkeypatch):
+    """The Elo line signs every figure: a difference that rounds to 0 is +0, never -0."""
+    res = arena.MatchResult(players=2, board="standard", seed=0, lineup=["a", "b"], games=[], stats={})
+    for i, ranks in enumerate([[0, 1], [1, 0]]):
+        res.games.append(arena.GameResult(seed=i, players=2, board="standard", names=["a", "b"], ranks=ranks,
+                                          scores=[[0] * 5] * 2, end_reason="bag", decisions=0))
+    res.stats = {"a": arena.AgentStats("a"), "b": arena.AgentStats("b")}
+    monkeypatch.setattr(res, "elo", lambda a, b: (-0.3, -40.4, 0.2))
+    assert "Elo a - b: +0  95% [-40, +0]  " in res.table()
+    monkeypatch.setattr(res, "elo", lambda a, b: (-0.6, -math.inf, math.inf))
+    assert "Elo a - b: -1  95% [-inf, +inf]  " in res.table()
+
+
 def test_play_game_gives_only_observations():
     spies = [Spy(1), Spy(2), Spy(3)]
     g = play_game(spies, seed=4, players=3, board="advanced")

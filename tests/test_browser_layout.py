@@ -159,10 +159,10 @@ def test_review_page_fits_the_window(server_url, review_id, tmp_path, size):
         wait.until(EC.visibility_of_element_located((By.ID, "reviewmain")))
         # the largest mistake of the first seat listed: its ply's board marks the engine's best instead
         link = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#mistakes li.mistake a")))
-        ply = int(link.find_element(By.XPATH, "..").get_attribute("data-ply")) + 1
+        ply = int(link.find_element(By.XPATH, "..").get_attribute("data-ply"))
         link.click()
-        wait.until(lambda d: f"after decision {ply} " in d.find_element(By.ID, "board").get_attribute("innerHTML"))
-        best = d.execute_script("return byPly[arguments[0]].best", ply - 1)
+        wait.until(lambda d: f"ply {ply}: " in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+        best = d.execute_script("return byPly[arguments[0]].best", ply)
         assert best in d.find_element(By.ID, "bestnote").text
         assert f"engine's best instead: {best}" in d.find_element(By.ID, "board").get_attribute("textContent")
         check_layout(d, f"review {size}")

@@ -48,17 +48,21 @@ def test_review_page(server_url, driver, tmp_path):
     for n in range(1, 4):
         driver.find_element(By.ID, "next").click()
         wait.until(lambda d: f"ply {n} / 40" in d.find_element(By.ID, "plyno").text)
-    wait.until(lambda d: "after decision 3" in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+    wait.until(lambda d: "ply 3: after 3 of 40 decisions" in d.find_element(By.ID, "board").get_attribute("innerHTML"))
     assert "engine's best" in driver.find_element(By.ID, "decision").text
     driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
     wait.until(lambda d: "ply 2 / 40" in d.find_element(By.ID, "plyno").text)
     # the chart: one polyline per seat; a listed mistake jumps to its ply
     assert len(driver.find_elements(By.CSS_SELECTOR, "#chart svg polyline")) == 2
     mistake = driver.find_element(By.CSS_SELECTOR, "#mistakes li.mistake a")
-    target = int(mistake.find_element(By.XPATH, "..").get_attribute("data-ply")) + 1
+    # plies count as `tne-ai review` counts them: the mistake at ply p is shown at the position before it
+    target = int(mistake.find_element(By.XPATH, "..").get_attribute("data-ply"))
+    assert mistake.text.startswith(f"ply {target}: ")
     mistake.click()
     wait.until(lambda d: f"ply {target} / 40" in d.find_element(By.ID, "plyno").text)
-    wait.until(lambda d: f"after decision {target} " in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+    title = f"ply {target}: "
+    wait.until(lambda d: title in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+    assert f"ply {target}: seat " in driver.find_element(By.ID, "decision").text
     assert "loss" in driver.find_element(By.ID, "decision").text
     driver.execute_script("window.scrollTo(0, 0)")
     driver.save_screenshot(str(tmp_path / "review.png"))

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import engine
 from engine import actions as A
-from engine.position import format_position
+from engine.position import format_position, parse_position
 from engine.record import GameRecorder, replay_record
 from tne_ai.cli import main
 from tne_ai.inputs import load_sample
@@ -263,6 +263,46 @@ def test_show_position_and_record(tmp_path):
     assert f"{len(early.legal_actions())} legal decisions" in res.stdout
 
 
+def test_show_and_analyze_print_the_boards_key_once_under_the_board():
+    from engine.render import legend
+    s, _ = random_state(2, 4, 30)
+    res = run("show", s.position(hidden=True), "--position")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count(legend()) == 1
+    assert res.stdout.index(s.render()) + len(s.render()) == res.stdout.index(legend())
+    assert res.stdout.splitlines()[-1].startswith("position ")           # still the last line
+    assert "R* treasure on a temple (R$ special)" in legend() and "0K seat 0's king" in legend()
+    assert "W the wonder" in legend(["wonder"]) and "W the wonder" not in legend()
+    res = run("analyze", s.position(hidden=True), "--iterations", 100)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count(legend()) == 1
+    assert legend() not in run("analyze", s.position(hidden=True), "--iterations", 100, "--no-board").stdout
+
+
+def test_analyze_names_the_seat_of_every_pv_step_and_explains_its_columns():
+    """pv_seats (--json) and the text's sN: the seat deciding each step, as the rules have it where known."""
+    s = load_sample().state
+    doc = analysis_json("--iterations", 600, "--seed", 3)
+    (a,) = doc["analyses"]
+    for c in a["candidates"]:
+        assert len(c["pv_seats"]) == len(c["pv"]) and c["pv_seats"][0] == a["seat"]
+        # along the true game (a full position) while the line's decisions are legal there
+        t = s.clone()
+        for move, seat in zip(c["pv"], c["pv_seats"]):
+            if move not in t.legal_moves():
+                break
+            assert t.to_act == seat, (c["pv"], c["pv_seats"])
+            t.apply(engine.parse_action(move))
+    assert any(len(set(c["pv_seats"])) > 1 for c in a["candidates"])
+    res = run("analyze", "--iterations", 600, "--seed", 3, "--top", 0)
+    assert res.exit_code == 0, res.output
+    for c in a["candidates"]:
+        line = ", ".join(f"s{seat} {m}" for seat, m in zip(c["pv_seats"], c["pv"]))
+        assert re.search(rf"^\s+{c['rank']}\s+{re.escape(c['move'])}\s.*  {re.escape(line)}$", res.stdout, re.M)
+    caption = next(line for line in res.stdout.splitlines() if line.startswith("(visits: "))
+    assert "avail: iterations in which it was legal" in caption and f"seat {a['seat']}'s chance" in caption
+
+
 # ---------------------------------------------------------------- bad input
 
 
@@ -421,28 +461,200 @@ def test_play_against_ismcts_then_end_of_input(tmp_path):
     assert engine.parse_action("pass") in actions
 
 
-def test_play_hint_shows_the_win_chance_of_the_best_decisions_and_changes_nothing(tmp_path):
-    def hint_lines(path, extra=""):
-        res = run("play", "--iterations", 60, "--seed", 4, "--record", path, "--no-color",
-                  input="hint\n" + extra)
-        assert res.exit_code == 0, res.output
-        out = res.stdout.splitlines()
-        at = next(i for i, line in enumerate(out) if line.startswith("hint ("))
-        return out[at:at + 5], res
+def _hint_lines(path, *args, extra=""):
+    """Run `play` (seat 0, seed 4) with 'hint' typed first; return the hint's lines and the result."""
+    res = run("play", "--seed", 4, "--record", path, "--no-color", *args, input="hint\n" + extra)
+    assert res.exit_code == 0, res.output
+    out = res.stdout.splitlines()
+    at = next(i for i, line in enumerate(out) if line.startswith("hint ("))
+    end = next(i for i in range(at, len(out)) if out[i].startswith("  (wins: "))
+    return out[at:end + 1], res
 
-    lines, res = hint_lines(tmp_path / "a.txt")
+
+def test_play_hint_ranks_the_best_decisions_by_value_from_what_you_know_and_changes_nothing(tmp_path):
+    from engine.info import observation
+    from search.agent import Limits
+    from search.analysis import analyse_to_act
+    from search.ismcts import ISMCTS, worker_seed
+    lines, res = _hint_lines(tmp_path / "a.txt", "--iterations", 60)
     assert re.fullmatch(r"hint \(60 iterations, from what you know\): seat 0 wins \d+% of games from here "
                         r"\(\d+%-\d+%\)", lines[0]), lines[0]
-    for rank, line in enumerate(lines[1:4], 1):
-        assert re.fullmatch(rf"  {rank}\. .{{16}} wins \d+% \(\d+-\d+%\), \d+ visits", line), line
-    assert "when the engine plays every seat" in lines[4]
+    # the same search by hand: the human's observation only, the hint's seed, an iteration limit
+    a = analyse_to_act(ISMCTS(), observation(engine.new_game(2, 4).snapshot(), 0), 0, Limits(60), worker_seed(4, 1000))
+    best = sorted(a["candidates"][:3], key=lambda c: (-c["mean"], c["rank"]))
+    for i, (line, c) in enumerate(zip(lines[1:4], best), 1):
+        w = c["win_chance"]
+        assert line == (f"  {i}. {c['move']:<16} wins {100 * w['win']:.0f}% ({100 * w['low']:.0f}-"
+                        f"{100 * w['high']:.0f}%), {c['visits']} visits")
+    tied = [c["move"] for c in best if c["high"] >= best[0]["low"] and best[0]["high"] >= c["low"]]
+    said = [line for line in lines if "equally good" in line]
+    assert said == ([f"  equally good as far as the search can tell (their intervals overlap): {', '.join(tied)}"]
+                    if len(tied) > 1 else [])
+    assert "your chance of winning the game after the decision" in lines[-1] and "best value first" in lines[-1]
     # seeded: the same hint again; and the game goes on where it was (nothing played)
-    again, _ = hint_lines(tmp_path / "b.txt")
+    again, _ = _hint_lines(tmp_path / "b.txt", "--iterations", 60)
     assert again == lines
     assert "after 0 decision(s)" in res.stdout
-    best = lines[1].split(". ", 1)[1][:16].strip()
-    _, res = hint_lines(tmp_path / "c.txt", best + "\n")
-    assert f"you: {best}" in res.stdout
+    top = lines[1].split(". ", 1)[1][:16].strip()
+    _, res = _hint_lines(tmp_path / "c.txt", "--iterations", 60, extra=top + "\n")
+    assert f"you: {top}" in res.stdout
+    # opponents on a clock: the hint still searches to an iteration limit (the default), so it is reproducible
+    timed, _ = _hint_lines(tmp_path / "d.txt", "--seconds", 0.01, "--engine", "greedy")
+    assert timed[0].startswith("hint (3,000 iterations, from what you know)")
+    assert _hint_lines(tmp_path / "e.txt", "--seconds", 0.02, "--engine", "greedy")[0] == timed
+
+
+def test_play_hint_says_when_the_best_decisions_cannot_be_told_apart(monkeypatch):
+    """Candidates whose value intervals overlap the best one's are called equally good, and only those."""
+    import search.analysis
+    from search.agent import Limits
+    from tne_ai.cli.play import TerminalGame
+
+    def cand(rank, move, mean, half, visits):
+        return {"rank": rank, "move": move, "visits": visits, "mean": mean, "low": mean - half,
+                "high": mean + half, "win_chance": {"win": mean, "low": mean - half, "high": mean + half}}
+
+    def fake(cands):
+        return lambda *args, **kw: {"iterations": 100, "candidates": cands,
+                                    "win_chance": {"win": 0.5, "low": 0.4, "high": 0.6}}
+
+    def hint_output(cands):
+        lines = []
+        game = TerminalGame(engine.new_game(2, 1), 0, {}, Limits(100), None, "-", False)
+        game.echo = lambda text="", err=False: lines.append(text)
+        monkeypatch.setattr(search.analysis, "analyse_to_act", fake(cands))
+        game.hint()
+        return lines
+
+    # ranked by visits, shown by value; the third is clearly worse
+    lines = hint_output([cand(1, "tile r a1", 0.50, 0.02, 50), cand(2, "tile r a2", 0.52, 0.02, 40),
+                         cand(3, "tile r a3", 0.30, 0.01, 10), cand(4, "tile r a4", 0.90, 0.3, 1)])
+    assert [line.split()[1:4] for line in lines[1:4]] == [["tile", "r", "a2"], ["tile", "r", "a1"],
+                                                          ["tile", "r", "a3"]]
+    assert lines[4] == "  equally good as far as the search can tell (their intervals overlap): tile r a2, tile r a1"
+    lines = hint_output([cand(1, "tile r a1", 0.60, 0.01, 50), cand(2, "tile r a2", 0.50, 0.01, 40)])
+    assert not any("equally good" in line for line in lines)
+    assert lines[1].startswith("  1. tile r a1") and lines[-1].startswith("  (wins: ")
+
+
+def _play(tmp_path, *lines, seed=42, name="g.txt"):
+    """Play as seat 1 against greedy (seed 42) typing `lines`; return the result and the record's path."""
+    path = tmp_path / name
+    res = run("play", "--seed", seed, "--engine", "greedy", "--seat", 1, "--record", path, "--no-color",
+              input="".join(line + "\n" for line in lines))
+    assert res.exit_code == 0, res.output
+    return res, path
+
+
+def _boards(out: str) -> list:
+    """Return every board drawn (the grid and status through the 'you are seat' line), in order."""
+    return re.findall(r"^    a  b  c.*?^you are seat \d; your hand: .*?$", out, re.M | re.S)
+
+
+def test_play_marks_the_engines_decisions_since_yours_on_the_board(tmp_path):
+    res, _ = _play(tmp_path, "quit")
+    board = _boards(res.stdout)[0]
+    rows = board.splitlines()
+    # seat 0 (greedy) opened with leader k j11 and leader g k10: '>' in the blank before each square
+    assert rows[11][3 + 3 * 9:3 + 3 * 9 + 3] == ">0K" and rows[10][3 + 3 * 10:3 + 3 * 10 + 3] == ">0G"
+    assert sum(row.count(">") for row in rows[1:12]) == 2
+    assert "engines played since your last decision (marked >): seat 0 leader k j11, leader g k10" in board
+    # after your own decision the marks go: the next board (your second action) has none
+    res, _ = _play(tmp_path, "tile r a1", "board", "quit", name="h.txt")
+    later = _boards(res.stdout)[-1]
+    assert ">" not in "".join(later.splitlines()[1:12]) and "engines played" not in later
+    # in colour the marked square is drawn reversed after a '>'
+    from tne_ai.cli.play import colour_board, mark_squares
+    text = colour_board(mark_squares(engine.new_game(2, 42).render(), [A.parse_square("a1")]))
+    assert "\x1b[7m" in text.splitlines()[1] and ">" in click_unstyle(text.splitlines()[1])
+
+
+def click_unstyle(text: str) -> str:
+    import click
+    return click.unstyle(text)
+
+
+def test_play_undo_takes_back_your_decision_and_the_replies_and_shuffles_the_bag(tmp_path, monkeypatch):
+    import random as _random
+    import tne_ai.undo
+    monkeypatch.setattr(tne_ai.undo.secrets, "randbits", lambda n: 12345)      # the secret seed, known here
+    res, path = _play(tmp_path, "undo", "tile r a1", "pass", "undo", "board", "pass", "quit")
+    out = res.stdout
+    assert "nothing to undo: you have made no decision yet" in out
+    # seat 1 played tile r a1 and pass; greedy replied with two decisions; undo takes back pass and those two
+    assert re.search(r"undone: your pass and 2 engine decision\(s\) after it; the tiles in the bag are "
+                     r"shuffled again", out)
+    boards = _boards(out)
+    before_pass = next(b for b in boards if "1 action(s) left" in b and "seat 1 to act" in b)
+    after_undo = _boards(out[out.index("undone: "):])
+    assert after_undo[0] == after_undo[1] == before_pass      # back where you were, as you saw it ('board' too)
+    # the record starts from the reshuffled deal and replays: the kept decisions, then the new one
+    text = path.read_text()
+    assert "[start " in text and "[engine_seed 42]" in text and "[reshuffled 1]" in text and "[seed " not in text
+    state, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
+    fmt = [A.format_action(a) for a in actions]
+    assert fmt[:4] == ["leader k j11", "leader g k10", "tile r a1", "pass"] and len(fmt) == 6   # greedy replied
+    # the new deal: the same hands, the bag's tiles left at the undo point shuffled from the secret seed
+    old = engine.new_game(2, 42)
+    for a in actions[:3]:
+        old.apply(a)
+    left = old.snapshot()["bag"]
+    start = engine.new_game(2, 42).snapshot()
+    new_start = parse_position(re.search(r"^\[start (.*)\]$", text, re.M).group(1))
+    assert new_start["hands"] == start["hands"]
+    head = list(left)
+    _random.Random(12345).shuffle(head)
+    assert new_start["bag"] == head + start["bag"][len(left):] != start["bag"]
+
+
+def test_a_conflicts_prompt_counts_temples_and_supporters_in_the_singular_and_plural():
+    from engine.info import observation
+    from engine.legality import conflict_bases
+    from tne_ai.prompts import decision_prompt
+    seen = set()
+    for seed in range(300):
+        s = engine.new_game(2, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal() and len(seen) < 4:
+            if s.phase in ("revolt_attack", "war_attack"):
+                obs = observation(s.snapshot(), s.to_act)
+                base = conflict_bases(obs)[0]
+                noun, where = (("temple", "beside it") if s.phase == "revolt_attack"
+                               else ("supporter", "in its kingdom"))
+                words = f"{noun} {where}" if base == 1 else f"{noun}s {where}"
+                assert f"({base} {words})" in decision_prompt(obs, s.to_act, s.legal_actions())
+                seen.add((s.phase, base == 1))
+            s.apply(rng.choice(s.legal_actions()))
+        if len(seen) == 4:
+            return
+    raise AssertionError(f"not every case met: {seen}")
+
+
+def test_play_tells_a_conflicts_result_before_the_tiles_drawn_at_the_turns_end():
+    """A defender's commitment that ends the turn: who won comes first, then the human's draws."""
+    from engine.record import drawn_tiles
+    from search.agent import Limits
+    from tne_ai.cli.play import TerminalGame
+    for seed in range(300):
+        s = engine.new_game(2, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            before = s.snapshot()
+            a = rng.choice(s.legal_actions())
+            s.apply(a)
+            after = s.snapshot()
+            drew = [seat for seat, _ in drawn_tiles(before, after)]
+            if before["phase"] in ("revolt_defend", "war_defend") and A.kind(a) == "commit" and drew:
+                human = drew[0]
+                lines = []
+                game = TerminalGame(s, human, {1 - human: ("greedy", None)}, Limits(10), None, "-", False)
+                game.echo = lambda text="", err=False: lines.append(text)
+                game.announce(before["to_act"], a, before, after)
+                result = next(i for i, line in enumerate(lines) if ": seat" in line and "wins" in line)
+                draw = next(i for i, line in enumerate(lines) if line.startswith("  you drew "))
+                assert result < draw, lines
+                return
+    raise AssertionError("no conflict settled at a turn's end with a draw")
 
 
 # ---------------------------------------------------------------- the 2015 variants

@@ -99,11 +99,90 @@ def test_swapped_tiles_are_part_of_the_seats_knowledge():
                 full = untimed_json(analyse_text(s.position(hidden=True), *args))
                 assert full == untimed_json(analyse_text(s.position(), "--hand", hand, "--swapped", swapped,
                                                          *args))
-                res = run("analyze", s.position(), "--hand", hand, *args)     # swapped forgotten
+                # too few or too many swapped tiles named: refused, naming --swapped
+                wrong = ",".join(map(str, [snap["swapped"][me][0] + 1] + snap["swapped"][me][1:]))
+                res = run("analyze", s.position(), "--hand", hand, "--swapped", wrong, *args)
                 assert res.exit_code == 2 and "--swapped" in res.output and res.stdout == ""
+                # swapped forgotten: their colours are unknown to the seat, and it says so
+                forgot = json.loads(analyse_text(s.position(), "--hand", hand, *args))
+                n = sum(snap["swapped"][me])
+                assert forgot["input"].endswith(f"the colours of its {n} swapped tile(s) unknown")
+                assert forgot["analyses"][0]["seat"] == me and forgot["analyses"][0]["candidates"]
                 return
             s.apply(rng.choice(s.legal_actions()))
     raise AssertionError("no swap found")
+
+
+def _swapped_position(players: int = 2):
+    """Return (state, seat) of a seeded game where the seat to act has swapped tiles away."""
+    for seed in range(60):
+        s = engine.new_game(players, seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            if sum(s.snapshot()["swapped"][s.to_act]) and s.phase == "action":
+                return s, s.to_act
+            s.apply(rng.choice(s.legal_actions()))
+    raise AssertionError("no swap found")
+
+
+def test_swapped_tiles_of_unknown_colour_are_dealt_with_the_unseen_tiles():
+    """Without its swapped tiles' colours a seat counts them unseen: worlds deal them, the search re-deals them."""
+    from engine.info import determinize, observation, unknown_own_swapped
+    from engine.view import SeatView
+    from search.ismcts import world_from_observation
+    s, me = _swapped_position()
+    snap = s.snapshot()
+    pile = snap["swapped"][me]
+    full = observation(snap, me)
+    obs = seat_observation(public_snapshot(snap), me, letters(snap["hands"][me]))
+    assert obs["own_swapped"] == [0, 0, 0, 0] and unknown_own_swapped(obs) == sum(pile)
+    assert obs["unseen"] == [u + p for u, p in zip(full["unseen"], pile)]
+    assert obs["swapped_sizes"] == full["swapped_sizes"] and obs["hand"] == full["hand"]
+    # every world keeps the public sizes and the seat's hand, and deals its pile from the unseen tiles
+    piles = set()
+    for k in range(40):
+        world = determinize(obs, me, random.Random(k))
+        engine.State.from_snapshot(world)                 # the rules accept it: tiles conserved
+        assert world["hands"][me] == snap["hands"][me]
+        assert [sum(p) for p in world["swapped"]] == full["swapped_sizes"]
+        piles.add(tuple(world["swapped"][me]))
+    assert len(piles) > 1
+    # the search's root world leaves the seat's own pile to the kernel's re-deal (on another pile)
+    world = world_from_observation(obs, me, 3).snapshot()
+    assert world["swapped"][me] == [0, 0, 0, 0] and world["hands"][me] == snap["hands"][me]
+    assert sum(map(sum, world["swapped"])) == sum(full["swapped_sizes"])
+    # known colours: nothing is moved, the seat's pile is its own
+    assert world_from_observation(full, me, 3).snapshot()["swapped"][me] == pile
+    # a seat view from it keeps them unknown as the game goes on, and learns only its own new swaps
+    view = SeatView(obs)
+    t = s.clone()
+    rng = random.Random(1)
+    for _ in range(40):
+        if t.is_terminal():
+            break
+        before = t.snapshot()
+        a = rng.choice(t.legal_actions())
+        t.apply(a)
+        view.apply_all(events_for_seat(before, a, t.snapshot(), me))
+        now, known = view.observation(), observation(t.snapshot(), me)
+        assert unknown_own_swapped(now) == sum(pile)
+        assert [n + p for n, p in zip(now["own_swapped"], pile)] == known["own_swapped"]
+        assert [n - p for n, p in zip(now["unseen"], pile)] == known["unseen"]
+        assert now["hand"] == known["hand"]
+
+
+def test_hand_letters_are_read_in_either_case():
+    """The board and `play` print tiles in capitals: --hand and --swapped take them as well."""
+    s, me = _swapped_position()
+    snap = s.snapshot()
+    hand, pile = letters(snap["hands"][me]), letters(snap["swapped"][me])
+    args = ("--iterations", 100, "--seed", 2, "--no-board")
+    lower = analyse_text(s.position(), "--hand", hand, "--swapped", pile, *args)
+    assert untimed_text(lower) == untimed_text(analyse_text(s.position(), "--hand", hand.upper(), "--swapped",
+                                                            pile.upper(), *args))
+    res = run("analyze", s.position(), "--hand", hand.upper()[:-1] + "X", *args)
+    assert res.exit_code == 2 and res.stdout == ""
+    assert f"--hand '{hand.upper()[:-1]}X': expected letters k, r, b, g (either case)" in res.output
 
 
 def test_a_seat_record_analyses_as_the_full_record_at_its_end(tmp_path):

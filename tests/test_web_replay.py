@@ -63,7 +63,7 @@ def test_review_of_twenty_decisions(client):
     # the engine's best, where it is not the decision played, is marked on the board and named in its title
     marked = 0
     for d in doc["decisions"]:
-        board = client.get(f"/api/review/{rid}/board/{d['ply'] + 1}").text
+        board = client.get(f"/api/review/{rid}/board/{d['ply']}").text     # the position it was played from
         if d["best"] == d["played"]:
             assert "engine's best" not in board and 'class="highlight"' not in board
             continue
@@ -78,6 +78,38 @@ def test_review_of_twenty_decisions(client):
     assert r.status_code == 201
     doc = wait_review(client, r.json()["review"])
     assert {d["seat"] for d in doc["decisions"]} == {1}
+
+
+def test_the_review_page_and_tne_ai_review_number_plies_alike(client, tmp_path):
+    """One record reviewed by `tne-ai review` and by the web: the same decision under the same ply number."""
+    import json
+    import re
+    from pathlib import Path
+    from click.testing import CliRunner
+    from tne_ai.cli import main
+    text = opening(12)
+    path = tmp_path / "game.txt"
+    path.write_text(text)
+    res = CliRunner().invoke(main, ["review", str(path), "--iterations", "30", "--seed", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    cli = json.loads(res.stdout)
+    r = client.post("/api/review?iterations=30&seed=1", content=text.encode())
+    assert r.status_code == 201, r.text
+    web = wait_review(client, r.json()["review"])
+    fields = ("ply", "seat", "played", "best", "loss", "mark")
+    assert [{k: d[k] for k in fields} for d in web["decisions"]] == [{k: d[k] for k in fields} for d in cli["decisions"]]
+    assert [[x["ply"] for x in s["largest"]] for s in web["summary"]] == \
+        [[x["ply"] for x in s["largest"]] for s in cli["summary"]]
+    # the decision of ply p is the record's (p+1)-th, made at the position after p decisions: `--ply p`
+    for d in cli["decisions"]:
+        assert web["moves"][d["ply"]] == {"ply": d["ply"], "seat": d["seat"], "move": d["played"]}
+    # the page labels a decision and jumps to it by that ply, no +1 (the browser test clicks it)
+    js = (Path(__file__).resolve().parent.parent / "tne_ai" / "web" / "static" / "review.js").read_text()
+    assert '"ply " + m.ply + ": "' in js and "go(m.ply)" in js and not re.search(r"\b[dm]\.ply \+ 1", js)
+    text_out = CliRunner().invoke(main, ["review", str(path), "--iterations", "30", "--seed", "1"]).stdout
+    for s in cli["summary"]:
+        for x in s["largest"]:
+            assert f"ply {x['ply']} {x['played']} (best {x['best']})" in text_out
 
 
 def test_review_refuses_bad_uploads_with_the_reason(client):

@@ -27,6 +27,11 @@ def square(sq: int) -> str:
     return A.square_name(sq) if sq >= 0 else "-"
 
 
+def plural(n: int, noun: str) -> str:
+    """Return a count with its noun, plural unless the count is 1 ('1 temple', '3 temples')."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _squares(options: list) -> str:
     """Return squares as names separated by commas."""
     return ", ".join(square(sq) for sq in options)
@@ -63,10 +68,10 @@ def decision_prompt(obs: dict, seat: int, legal: list = ()) -> str:
         colour = A.COLOUR_NAMES[cf["colour"]]
         c = A.RED if cf["kind"] == "revolt" else cf["colour"]
         tiles = A.COLOUR_NAMES[c]
-        what = "temples beside it" if cf["kind"] == "revolt" else "supporters in its kingdom"
+        noun, where = ("temple", "beside it") if cf["kind"] == "revolt" else ("supporter", "in its kingdom")
         head = (f"{cf['kind'].capitalize()} over the {colour} leader: seat {cf['attacker']}'s leader at "
-                f"{square(cf['attacker_leader'])} ({base_a} {what}) attacks seat {cf['defender']}'s at "
-                f"{square(cf['defender_leader'])} ({base_d}).")
+                f"{square(cf['attacker_leader'])} ({plural(base_a, noun)} {where}) attacks seat "
+                f"{cf['defender']}'s at {square(cf['defender_leader'])} ({base_d}).")
         english = (" " + english_commit(obs, legal)) if "english" in variants else ""
         if phase.endswith("attack"):
             return (f"{head} You attack: commit {tiles} tiles from your hand (you hold {hand[c]}). "

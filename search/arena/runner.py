@@ -389,7 +389,8 @@ class MatchResult:
 
 
 def _fmt_elo(x: float) -> str:
-    return f"{x:+.0f}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
+    """Return an Elo difference signed and whole: a value that rounds to zero is +0, never -0."""
+    return f"{round(x):+d}" if math.isfinite(x) else ("+inf" if x > 0 else "-inf")
 
 
 def default_lineup(names: list, players: int) -> list:

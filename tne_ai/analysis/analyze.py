@@ -20,8 +20,9 @@ from typing import Optional
 import click
 
 from engine.errors import EngineError
+from engine.info import unknown_own_swapped
 from engine.position import format_position
-from engine.render import render
+from engine.render import legend, render
 from engine.svg import board_svg, decision_squares
 from engine.view import letters
 from search.agent import Limits, SearchError
@@ -80,6 +81,18 @@ class Progress:
         return report
 
 
+# what the candidates table's columns are, printed under it
+CANDIDATES_CAPTION = ("(visits: iterations that chose it; avail: iterations in which it was legal, as the "
+                      "tiles dealt to the unseen hands differ; win%: seat {seat}'s chance of winning after it; "
+                      "value: the search's mean reward, 95% bounds; pv: the line expected, sN the seat deciding)")
+
+
+def pv_text(c: dict) -> str:
+    """Return a candidate's principal variation with the seat deciding each step: 's0 tile r c3, s1 commit 2'."""
+    seats = c.get("pv_seats") or []
+    return ", ".join(f"s{seats[i]} {m}" if i < len(seats) else m for i, m in enumerate(c["pv"]))
+
+
 def format_analysis(a: dict, top: int) -> str:
     """Return one seat's analysis as text."""
     seat = a["seat"]
@@ -99,10 +112,11 @@ def format_analysis(a: dict, top: int) -> str:
             win = c.get("win_chance")
             out.append(f"{c['rank']:>4}  {c['move']:<16}{c['visits']:>8,}{c['availability']:>8,}"
                        + (f"{100 * win['win']:>6.1f}" if win else f"{'-':>6}")
-                       + f"{c['mean']:>8.3f}  {c['low']:.3f}-{c['high']:.3f}  " + ", ".join(c["pv"]))
+                       + f"{c['mean']:>8.3f}  {c['low']:.3f}-{c['high']:.3f}  " + pv_text(c))
         hidden = len(a["candidates"]) - len(shown)
         if hidden > 0:
             out.append(f"      ... {hidden} more visited decision(s) (--top 0 lists all)")
+        out.append(CANDIDATES_CAPTION.format(seat=seat))
         out.append(f"best {a['best']}")
     else:
         out.append(f"seat {seat} (seat {a['acting_seat']} to act), hand {letters(a['hand'])}: "
@@ -210,7 +224,12 @@ def read_knowledge(position_or_file, ply, seat, all_seats, hand, swapped, first,
         where = f"{loaded.source}: position"
     if loaded.kind != "start":
         where += _variants_text(snap)
-    return Knowledge(observations, f"{where}, {_as_known(seats)}", loaded.ply)
+    unknown = unknown_own_swapped(observations[0])
+    if unknown:
+        where += f", as seat {seats[0]} knows it, the colours of its {unknown} swapped tile(s) unknown"
+    else:
+        where += f", {_as_known(seats)}"
+    return Knowledge(observations, where, loaded.ply)
 
 
 def _seat_record_knowledge(text, source, ply, seat, all_seats, hand, players, board, variants) -> Knowledge:
@@ -255,10 +274,10 @@ def _cli(fn, *args):
                "a seat was sent, or a referee --log-dir transcript), startpos, or - for stdin; none: a "
                "built-in sample mid-game. Only the analysed seat's knowledge is ever searched.")
 @click.argument("position_or_file", required=False)
-@click.option("--hand", metavar="LETTERS", help="The analysed seat's tiles, e.g. kkrbgg, with a public position "
-              "or startpos.")
+@click.option("--hand", metavar="LETTERS", help="The analysed seat's tiles, e.g. kkrbgg (either case), with a "
+              "public position or startpos.")
 @click.option("--swapped", metavar="K,R,B,G", help="With --hand: the tiles the seat has swapped away so far "
-              "(default none).")
+              "(default: their colours unknown, dealt with the other unseen tiles).")
 @click.option("--ply", type=click.IntRange(min=0), help="With a game record: the position after N decisions; "
               "with a seat record: after N events.")
 @click.option("--seat", type=click.IntRange(min=0), help="Seat to analyse for (default: the seat to act).")
@@ -339,6 +358,7 @@ def analyze_command(ctx, position_or_file, hand, swapped, ply, seat, all_seats, 
     if not no_board:
         single = len(known.observations) == 1
         lines.append(render(first_obs, first_obs["seat"] if single else None).rstrip("\n"))
+        lines.append(legend(first_obs.get("variants") or ()))
     for i, a in enumerate(analyses):
         if i or not no_board:
             lines.append("")

@@ -42,10 +42,12 @@ _IGNORED = ("tne", "isready", "setoption", "go", "stop", "legalmoves", "perft", 
 
 
 def parse_hand(text: str, what: str = "hand") -> list:
-    """Return [k, r, b, g] counts of a hand written in letters such as 'kkrbgg'."""
+    """Return [k, r, b, g] counts of a hand written in letters such as 'kkrbgg' (or 'KKRBGG', as boards print)."""
     try:
-        return parse_letters(text, what)
+        return parse_letters(text.lower(), what)
     except EngineError as e:
+        if text.strip() and text.strip() != "-":
+            raise KnowledgeError(f"{what} {text!r}: expected letters k, r, b, g (either case) or '-'") from None
         raise KnowledgeError(str(e)) from None
 
 
@@ -95,8 +97,9 @@ def seat_observation(snap: dict, seat: Optional[int] = None, hand=None, swapped=
     """Return what `seat` (default: the seat to act) knows of a full or public snapshot.
 
     A full snapshot is cut to the seat's share and takes no `hand`; a public
-    one needs the seat's `hand` ([k, r, b, g]) and takes its `swapped` tiles
-    (default none).
+    one needs the seat's `hand` ([k, r, b, g]) and takes its `swapped` tiles:
+    when not given, the seat does not know the colours of the tiles it swapped
+    (if any), and they are dealt with the rest of the unseen tiles.
     """
     seat = default_seat(snap, seat)
     hand = None if hand is None else tile_counts(hand, "hand")
@@ -113,7 +116,7 @@ def seat_observation(snap: dict, seat: Optional[int] = None, hand=None, swapped=
         raise KnowledgeError(f"hand: a public position needs the hand of seat {seat} "
                              f"(it holds {snap['hand_sizes'][seat]} tiles)")
     try:
-        obs = observation_from_public(snap, seat, hand, [0, 0, 0, 0] if swapped is None else swapped)
+        obs = observation_from_public(snap, seat, hand, swapped)
     except EngineError as e:
         raise KnowledgeError(_field_message(str(e), seat, hand)) from None
     return checked_observation(obs)

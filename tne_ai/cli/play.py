@@ -19,6 +19,13 @@ decision is entered by its number in the `moves` list or in notation, and
 re-asked with a reason when it cannot be read or is not legal. The game
 record (engine.record) is saved at the end, on `quit`, at end of input and
 on Ctrl-C.
+
+`hint` searches the human's decision from their observation only, at an
+iteration limit (reproducible); `undo` takes back their last decision and the
+engines' replies after it, the bag shuffled again from a secret seed
+(tne_ai.undo, as the web game does) so that an undo never shows a tile the
+human would not otherwise know. The squares of the engines' decisions since
+the human's last one are marked `>` on the board.
 """
 from __future__ import annotations
 
@@ -31,12 +38,14 @@ import click
 
 import engine
 from engine import actions as A
-from engine.boards import SQUARES
+from engine.boards import COLS, SQUARES
 from engine.errors import NotationError
 from engine.info import observation
 from engine.legality import why_illegal
+from engine.errors import EngineError
 from engine.record import GameRecorder
-from engine.render import render
+from engine.render import legend, render
+from engine.svg import decision_squares
 from engine.view import events_for_seat
 from search.agent import Limits
 from search.baselines import GreedyAgent, RandomAgent
@@ -44,6 +53,7 @@ from search.ismcts import ISMCTSAgent, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 from tne_ai.prompts import conflict_outcome, decision_prompt, square
+from tne_ai.undo import reshuffled_start
 
 ENGINES = ("ismcts", "greedy", "random")
 DEFAULT_ITERATIONS = 3000
@@ -63,11 +73,13 @@ Enter a decision by its number (see 'moves') or in notation:
   nomonument       build no monument
   treasure j9      take that treasure
 {variants}Commands: moves [filter] (list the legal decisions, e.g. 'moves leader'),
-hint (the engine's best decisions and your chance of winning after each),
-board, help, quit (saves the game record).
-Squares: a1 is the top left, p11 the bottom right. On the board: K R B G
-tiles, k r b g tiles under a monument, 0K seat 0's king (seat digit and
-colour), R* a temple with a treasure ($: a special one), ~ river, X catastrophe{wonder}.
+hint (the engine's best decisions for you, from what you know, and your chance
+of winning after each), undo (take back your last decision and the engines'
+replies; the tiles in the bag are shuffled again), board, help, quit (saves
+the game record).
+Squares: a1 is the top left, p11 the bottom right. The engines' decisions since
+yours are marked > on the board.
+{legend}
 """
 
 # the help's lines for each 2015 variant (docs/engine.md "Variants")
@@ -95,7 +107,7 @@ VARIANT_INTRO = {
 def help_text(variants=()) -> str:
     """Return the help, with the notation of the variants that are on."""
     return HELP.format(variants="".join(VARIANT_HELP[v] for v in variants),
-                       wonder=", W the wonder" if "wonder" in variants else "")
+                       legend=legend(variants, marked=True))
 
 COLOUR_STYLE = {"k": {"fg": "black", "bg": "white"}, "r": {"fg": "red"},
                 "b": {"fg": "blue"}, "g": {"fg": "green"}}
@@ -132,14 +144,28 @@ def style_token(token: str) -> str:
     return body + (click.style(mark, fg="yellow", bold=True) if mark else "")
 
 
+def mark_squares(text: str, squares) -> str:
+    """Return render() output with `>` before each of `squares` (in the blank that precedes a square)."""
+    lines = text.split("\n")
+    for sq in squares:
+        row, col = divmod(sq, COLS)
+        line = lines[row + 1].ljust(3 + 3 * COLS)
+        k = 3 + 3 * col
+        lines[row + 1] = (line[:k] + ">" + line[k + 1:]).rstrip()
+    return "\n".join(lines)
+
+
 def colour_board(text: str) -> str:
-    """Return render() output with the grid squares coloured (the rest unchanged)."""
+    """Return render() output with the grid squares coloured, a `>` mark kept and its square reversed."""
     out = []
     for i, line in enumerate(text.split("\n")):
         if 1 <= i <= 11 and line[:2].strip().isdigit():
             # a grid row: the row number, then three characters per square (engine/render.py)
-            tokens = [line[k + 1:k + 3].strip() for k in range(3, len(line), 3)]
-            line = (line[:3] + "".join(" " + style_token(t) + " " * (2 - len(t)) for t in tokens)).rstrip()
+            cells = [(line[k], line[k + 1:k + 3].strip()) for k in range(3, len(line), 3)]
+            line = (line[:3] + "".join(
+                (click.style(">", fg="yellow", bold=True) + click.style(t, reverse=True)
+                 if lead == ">" else " " + style_token(t)) + " " * (2 - len(t))
+                for lead, t in cells)).rstrip()
         out.append(line)
     return "\n".join(out)
 
@@ -191,24 +217,37 @@ def make_agent(name: str, seed: int, limits: Limits):
 
 
 HINT_CANDIDATES = 3     # decisions a hint shows
+HINT_CAPTION = ("  (wins: your chance of winning the game after the decision, its 95% interval, when the engine "
+                "plays every seat from there; best value first; visits: the search's iterations that chose it)")
+
+
+class Undone(Exception):
+    """Signal that the human took decisions back: the game goes on from the position before them."""
 
 
 class TerminalGame:
     """One game between the human at the terminal and in-process engines."""
 
     def __init__(self, state, human: int, engines: dict, limits: Limits, recorder: GameRecorder,
-                 record_path: str, color: Optional[bool], seed: int = 0):
+                 record_path: str, color: Optional[bool], seed: int = 0, hint_limits: Optional[Limits] = None):
         self.state = state
+        self.initial = state.clone()       # where the game (and its record) starts: undo replays from it
         self.seed = seed                   # the hints' searches: seed, the number of hints before
         self.human = human
         self.engines = engines             # seat -> (name, agent)
         self.limits = limits
+        # a hint searches to an iteration limit, so it is the same whatever the machine's load
+        self.hint_limits = hint_limits or Limits(limits.iterations or DEFAULT_ITERATIONS)
         self.rec = recorder
         self.record_path = record_path
         self.color = color
         self.shown = None                  # the position last drawn for the human
         self.legal: list = []
         self.hints = 0
+        self.actions: list = []            # every decision so far
+        self.seats: list = []              # the seat that made each
+        self.since_yours: list = []        # (seat, event) of the engines' decisions since the human's last
+        self.reshuffles = 0
 
     # --- output
 
@@ -221,9 +260,16 @@ class TerminalGame:
         return observation(self.state.snapshot(), self.human)
 
     def show_board(self) -> None:
-        """Draw the board as the human's seat sees it, with their hand."""
+        """Draw the board as the human's seat sees it, with their hand, the engines' last decisions marked."""
         obs = self.view()
-        self.echo(colour_board(render(obs, self.human)).rstrip("\n"))
+        marked = [sq for _, ev in self.since_yours if not ev.startswith("swap") for sq in decision_squares(ev)]
+        self.echo(colour_board(mark_squares(render(obs, self.human), marked)).rstrip("\n"))
+        if self.since_yours:
+            by_seat = {}
+            for seat, ev in self.since_yours:
+                by_seat.setdefault(seat, []).append(ev)
+            self.echo("engines played since your last decision" + (" (marked >)" if marked else "") + ": "
+                      + "; ".join(f"seat {seat} {', '.join(evs)}" for seat, evs in by_seat.items()))
         self.echo(f"you are seat {self.human}; your hand: {hand_text(obs['hand'])}")
         self.shown = self.state.position()
 
@@ -240,20 +286,72 @@ class TerminalGame:
             self.echo("".join(cells[k:k + 5]).rstrip())
 
     def hint(self) -> None:
-        """Search the human's decision from what they know; show the win chance of the best few decisions."""
+        """Search the human's decision from what they know; show the best few decisions, best value first."""
         from search.analysis import analyse_to_act
         from search.calibration import describe_chance
         from search.ismcts import ISMCTS
-        a = analyse_to_act(ISMCTS(), self.view(), self.human, self.limits, worker_seed(self.seed, 1000 + self.hints))
+        searcher = ISMCTS()
+        try:
+            a = analyse_to_act(searcher, self.view(), self.human, self.hint_limits,
+                               worker_seed(self.seed, 1000 + self.hints))
+        finally:
+            searcher.close()
         self.hints += 1
         self.echo(f"hint ({a['iterations']:,} iterations, from what you know): "
                   + describe_chance(a["win_chance"], self.human))
-        for c in a["candidates"][:HINT_CANDIDATES]:
+        # the decisions the search looked at most, then ranked by what they are worth
+        shown = sorted(a["candidates"][:HINT_CANDIDATES], key=lambda c: (-c["mean"], c["rank"]))
+        for i, c in enumerate(shown, 1):
             chance = c.get("win_chance")
             wins = (f"wins {100 * chance['win']:.0f}% ({100 * chance['low']:.0f}-{100 * chance['high']:.0f}%)"
-                    if chance else f"search value {c['mean']:.3f}")
-            self.echo(f"  {c['rank']}. {c['move']:<16} {wins}, {c['visits']} visits")
-        self.echo("  (the chance of winning after each decision, when the engine plays every seat from there)")
+                    if chance else f"search value {c['mean']:.3f} ({c['low']:.3f}-{c['high']:.3f})")
+            self.echo(f"  {i}. {c['move']:<16} {wins}, {c['visits']} visits")
+        # the search cannot tell apart decisions whose values' 95% intervals overlap the best one's
+        tied = [c["move"] for c in shown if c["high"] >= shown[0]["low"] and shown[0]["high"] >= c["low"]]
+        if len(tied) > 1:
+            self.echo(f"  equally good as far as the search can tell (their intervals overlap): {', '.join(tied)}")
+        self.echo(HINT_CAPTION if shown and shown[0].get("win_chance") else HINT_CAPTION.replace(
+            "wins: your chance of winning the game after the decision", "search value: the search's mean reward "
+            "after the decision (no win-chance map for this game)").replace(", when the engine plays every seat "
+                                                                           "from there", ""))
+
+    def undo(self) -> None:
+        """Take back the human's last decision and the engines' after it; the bag is shuffled again (tne_ai.undo)."""
+        mine = [i for i, seat in enumerate(self.seats) if seat == self.human]
+        if not mine:
+            self.echo("nothing to undo: you have made no decision yet")
+            return
+        k = mine[-1]
+        taken = [A.format_action(a) for a in self.actions[k:]]
+        try:
+            initial = reshuffled_start(self.initial, self.actions[:k], self.human)
+        except EngineError as e:
+            self.echo(f"cannot undo: {e}")
+            return
+        self.reshuffles += 1
+        self.rebuild(initial, self.actions[:k])
+        self.echo(f"undone: your {taken[0]}" + (f" and {len(taken) - 1} engine decision(s) after it"
+                                                 if len(taken) > 1 else "")
+                  + "; the tiles in the bag are shuffled again, so what you saw drawn tells nothing")
+        raise Undone()
+
+    def rebuild(self, initial, actions: list) -> None:
+        """Start the game again from `initial` and replay `actions`: the state, the record and every engine."""
+        heads = dict(self.rec.headers)
+        if self.rec.seed is not None:
+            heads["engine_seed"] = str(self.rec.seed)     # the seed no longer deals the game: [start] does
+        heads["reshuffled"] = str(self.reshuffles)
+        self.initial = initial.clone()
+        self.state = initial.clone()
+        self.rec = GameRecorder(self.state, seed=None, headers=heads)
+        snap = self.state.snapshot()
+        for s, (_, agent) in self.engines.items():
+            agent.new_game(s, observation(snap, s))
+        self.actions, self.seats, self.since_yours = [], [], []
+        for a in actions:
+            self.record(self.state.to_act, a)
+        self.shown = None
+
 
     # --- the human's decisions
 
@@ -298,6 +396,9 @@ class TerminalGame:
             if cmd == "hint":
                 self.hint()
                 continue
+            if cmd == "undo":
+                self.undo()
+                continue
             if cmd == "moves" or cmd.startswith("moves "):
                 self.list_moves(cmd[5:].strip())
                 continue
@@ -334,8 +435,6 @@ class TerminalGame:
         note = variant_note(before, action, after)
         if note:
             self.echo(f"  {note}")
-        for ev in events[1:]:
-            self.echo(f"  you drew {' '.join(ev.split()[1])}")
         outcome = conflict_outcome(before, action, after, self.human)
         if outcome:
             self.echo(f"  {outcome}")
@@ -347,6 +446,9 @@ class TerminalGame:
                 got += (", " if got else "") + f"+{treasures} treasure"
             if got:
                 self.echo(f"  {'you score' if s == self.human else f'seat {s} scores'} {got}")
+        # the draws come last: they happen at the turn's end, after a conflict the decision settled
+        for ev in events[1:]:
+            self.echo(f"  you drew {' '.join(ev.split()[1])}")
 
     # --- the loop
 
@@ -361,6 +463,20 @@ class TerminalGame:
             return
         self.echo(f"game record saved to {self.record_path}")
 
+    def record(self, seat: int, action: int) -> tuple:
+        """Apply a decision through the record, tell every engine; return the snapshots before and after."""
+        before = self.state.snapshot()
+        self.rec.apply(action)
+        after = self.state.snapshot()
+        self.actions.append(action)
+        self.seats.append(seat)
+        # what the human saw of it (another seat's swap: only how many), marked on the board till they decide
+        seen = events_for_seat(before, action, after, self.human)[0]
+        self.since_yours = [] if seat == self.human else self.since_yours + [(seat, seen)]
+        for s, (_, agent) in self.engines.items():
+            agent.apply(action, observation(after, s))
+        return before, after
+
     def run(self) -> int:
         """Play to the end (or until the human stops); save the record; return the exit status."""
         snap = self.state.snapshot()
@@ -371,33 +487,30 @@ class TerminalGame:
             + f"; seat {self.state.to_act} to act. Type 'help' for help.")
         for v in self.state.variants:
             self.echo(f"variant {VARIANT_INTRO[v]}.")
-        decisions = 0
         try:
             while not self.state.is_terminal():
                 seat = self.state.to_act
                 if seat == self.human:
-                    action = self.ask()
+                    try:
+                        action = self.ask()
+                    except Undone:
+                        continue
                 else:
                     action = self.engines[seat][1].choose(self.limits)
                     if action not in self.state.legal_actions():
                         raise click.ClickException(f"engine {self.engines[seat][0]} at seat {seat} "
                                                    f"chose an illegal decision {action!r}")
-                before = self.state.snapshot()
-                self.rec.apply(action)
-                after = self.state.snapshot()
-                decisions += 1
-                for s, (_, agent) in self.engines.items():
-                    agent.apply(action, observation(after, s))
+                before, after = self.record(seat, action)
                 self.announce(seat, action, before, after)
         except QuitGame as q:
             self.echo()
-            self.echo(f"game stopped ({q.why}) after {decisions} decision(s)")
-            self.save(f"game stopped ({q.why}) after {decisions} decisions")
+            self.echo(f"game stopped ({q.why}) after {len(self.actions)} decision(s)")
+            self.save(f"game stopped ({q.why}) after {len(self.actions)} decisions")
             return q.code
         except KeyboardInterrupt:
             self.echo()
-            self.echo(f"game stopped (interrupted) after {decisions} decision(s)")
-            self.save(f"game stopped (interrupted) after {decisions} decisions")
+            self.echo(f"game stopped (interrupted) after {len(self.actions)} decision(s)")
+            self.save(f"game stopped (interrupted) after {len(self.actions)} decisions")
             return 130
         self.echo()
         self.show_board()
@@ -429,7 +542,10 @@ def _engine_names(text: str, opponents: int) -> list:
     return names
 
 
-@click.command("play")
+@click.command("play", epilog="In the game, type a decision (its number in 'moves', or notation such as 'tile r f7') "
+               "or a command: help, board, moves [filter], hint (the engine's best decisions for you, from what "
+               "you know), undo (take back your last decision and the engines' replies; the bag is shuffled "
+               "again), quit (saves the game record). The engines' decisions since yours are marked > on the board.")
 @click.option("--players", type=click.IntRange(2, 4), help="Players in all, you included (default 2).")
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
 @click.option("--engine", "engine_names", default="ismcts", show_default=True,

@@ -15,7 +15,7 @@ import click
 
 import engine
 from engine.position import format_position
-from engine.render import render
+from engine.render import legend, render
 from engine.svg import board_svg
 from tne_ai.inputs import (MAX_PERFT_DEPTH, InputError, check_seat, load_game, require_state, start_options,
                            write_svg)
@@ -75,6 +75,7 @@ def show_command(position_or_file, seat, ply, moves, print_position, svg_file, p
         write_svg(svg_file, board_svg(snap, seat, last=loaded.last, title=loaded.describe()))
     click.echo(loaded.describe())
     click.echo(render(snap, seat), nl=False)
+    click.echo(legend(snap.get("variants") or ()))
     if print_position:
         click.echo("position " + format_position(snap, hidden=loaded.state is not None))
     if moves:

@@ -12,7 +12,7 @@ words (tne_ai.prompts, as `tne-ai play` says it) and the board SVG drawn from
 the same observation.
 
 An undo shuffles the tiles still in the bag again from a secret seed
-(`Game.reshuffle_bag`, `secrets.randbits`, never stored or sent): a player
+(`Game.reshuffle_bag`: tne_ai.undo, `secrets.randbits`, never stored or sent): a player
 who swaps, reads the tiles drawn and undoes cannot know the next draws. The
 bag only loses tiles from its end, so the tiles left at the undo point are
 the first ones of the initial bag: shuffling those in the initial position
@@ -52,6 +52,7 @@ from search.analysis import analyse
 from search.ismcts import ISMCTS, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.prompts import conflict_outcome, decision_prompt
+from tne_ai.undo import reshuffled_start
 from tne_ai.protocol.client import newgame_line, position_line
 
 MAX_ITERATIONS = 200_000
@@ -396,24 +397,13 @@ class Game:
 
         The player may have seen tiles drawn after this point (a swap, then an
         undo): without this the next draws, theirs and the engines', would be
-        the tiles they saw. Draws take the bag's last tile, so the bag now is
-        the initial bag's first tiles: shuffling those in the initial position
-        and replaying gives the same game so far with a new bag.
+        the tiles they saw (tne_ai.undo.reshuffled_start, shared with `tne-ai play`).
         """
-        left = self.state.snapshot()["bag"]
-        start = self.initial.snapshot()
-        if start["bag"][:len(left)] != left:   # the bag changed other than by draws: keep it (never reached)
-            raise EngineError("the bag is not the initial bag less its drawn tiles: cannot shuffle it again")
-        head = list(left)
-        random.Random(secrets.randbits(64)).shuffle(head)   # the one unseeded choice: it must not be known
-        start["bag"] = head + start["bag"][len(left):]
-        kept, seen = list(self.actions), self.observation()
-        self.initial = engine.State.from_snapshot(start)
+        kept = list(self.actions)
+        self.initial = reshuffled_start(self.initial, kept, self.human)
         self.start_header = True              # the seed no longer deals this game: the record carries [start]
         self.reshuffles += 1
         self._rebuild(kept)
-        if self.observation() != seen:        # the same game so far, as the player saw it
-            raise EngineError("the game replayed differently after the bag was shuffled again")
 
     def engine_job(self) -> Optional[tuple]:
         """Return (seat, observation, iterations, seconds, seed) when an engine is to act, else None."""

@@ -156,14 +156,14 @@ class Review:
         return d["best"] if d is not None and d["best"] != d["played"] else None
 
     def board(self, ply: int) -> str:
-        """The board after `ply` decisions: the decision just played ringed, the engine's best instead marked."""
-        last = self.plies[ply - 1]["move"] if ply > 0 else None
-        title = f"after decision {ply} of {len(self.plies)}" if ply else "the start"
-        best = self.best_instead(ply - 1) if ply > 0 else None
+        """The board after `ply` decisions (ply `ply` as `tne-ai review` counts): the decision played from it ringed, the engine's best instead marked."""
+        played = self.plies[ply]["move"] if ply < len(self.plies) else None
+        title = f"ply {ply}: after {ply} of {len(self.plies)} decisions" if ply else "ply 0: the start"
+        best = self.best_instead(ply) if played is not None else None
         squares = decision_squares(best) if best is not None else ()
         if best is not None:
             title += f" \u00b7 engine's best instead: {best}" + (" (dashed square)" if squares else "")
-        return _svg(self.snaps[ply], last=last, title=title, highlight=squares)
+        return _svg(self.snaps[ply], last=played, title=title, highlight=squares)
 
     def status(self) -> dict:
         total = len(self.items)

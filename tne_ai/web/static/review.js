@@ -2,6 +2,8 @@
 // every decision in its process pool (the page polls the progress), then this
 // page steps through the game: the board of each ply (drawn by the server on
 // demand), the decision played against the engine's best, and a value chart.
+// Plies count as `tne-ai review` and `--ply N` do: ply p is the position after
+// p decisions, and the decision of ply p is the one made there (the p+1-th).
 "use strict";
 const SEAT_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7"];
 let doc = null, ply = 0, byPly = {}, boards = {};
@@ -57,14 +59,14 @@ async function go(n) {
   if (shown === ply) $("board").innerHTML = boards[shown];     // the server's SVG (engine/svg.py): no scripts
 }
 
-// the decision just played (ply p is the position after decision p-1)
+// the decision of this ply: the one made from the position shown
 function renderDecision() {
   const box = $("decision");
   box.replaceChildren();
   renderBestNote();
-  if (ply === 0) { box.append(el("p", {}, "The start: step forward to see the first decision.")); return; }
-  const move = doc.moves[ply - 1], d = byPly[ply - 1];
-  box.append(el("p", {"class": "played"}, (ply) + ". seat " + move.seat + " played " + move.move));
+  if (ply === doc.plies) { box.append(el("p", {}, "The end of the record: " + doc.plies + " decisions.")); return; }
+  const move = doc.moves[ply], d = byPly[ply];
+  box.append(el("p", {"class": "played"}, "ply " + ply + ": seat " + move.seat + " played " + move.move + " from here"));
   if (!d) { box.append(el("p", {}, "(not reviewed: seat " + move.seat + " was not asked)")); return; }
   const t = el("table", {"class": "facts"});
   const row = (k, v, cls) => { const tr = el("tr", cls ? {"class": cls} : {}); tr.append(el("th", {}, k), el("td", {}, v)); t.append(tr); };
@@ -75,14 +77,14 @@ function renderDecision() {
   box.append(t);
 }
 
-// above the board: what its marks are, the decision played (ringed) and the engine's best instead (the
+// above the board: what its marks are, the decision played from it (ringed) and the engine's best instead (the
 // server draws it as a dashed square, GET .../board/N)
 function renderBestNote() {
   const note = $("bestnote");
   note.replaceChildren();
-  if (ply === 0) return;
-  const move = doc.moves[ply - 1], d = byPly[ply - 1];
-  note.append(el("span", {"class": "ring played"}), " played: " + move.move);
+  if (ply === doc.plies) return;
+  const move = doc.moves[ply], d = byPly[ply];
+  note.append(el("span", {"class": "ring played"}), " played from here: " + move.move);
   if (!d) return;
   if (d.best === d.played) { note.append(" — the engine's best too"); return; }
   const named = el("strong", {"class": "best"}, d.best);
@@ -112,10 +114,10 @@ function drawChart() {
   add("text", {x: (L + W - R) / 2, y: H - 5, "text-anchor": "middle", "font-size": 11}, "ply (click to jump)");
   const seats = [...new Set(doc.decisions.map((d) => d.seat))].sort();
   for (const s of seats) {
-    const pts = doc.decisions.filter((d) => d.seat === s).map((d) => x(d.ply + 1).toFixed(1) + "," + y(d.best_win).toFixed(1));
+    const pts = doc.decisions.filter((d) => d.seat === s).map((d) => x(d.ply).toFixed(1) + "," + y(d.best_win).toFixed(1));
     add("polyline", {points: pts.join(" "), fill: "none", stroke: SEAT_COLOURS[s], "stroke-width": 2, "class": "seat" + s});
     for (const d of doc.decisions.filter((d) => d.seat === s && d.mark))
-      add("circle", {cx: x(d.ply + 1), cy: y(d.played_value), r: 3.5, fill: SEAT_COLOURS[s], "class": "markdot"});
+      add("circle", {cx: x(d.ply), cy: y(d.played_value), r: 3.5, fill: SEAT_COLOURS[s], "class": "markdot"});
   }
   add("line", {id: "cursor", x1: x(0), x2: x(0), y1: T, y2: H - B, stroke: "#e69f00", "stroke-width": 2});
   svg.onclick = (ev) => {
@@ -148,8 +150,8 @@ function listMistakes() {
     if (!s.largest.length) ol.append(el("li", {}, "no loss found"));
     for (const m of s.largest) {
       const li = el("li", {"class": "mistake", "data-ply": m.ply});
-      const a = el("a", {href: "#"}, "ply " + (m.ply + 1) + ": " + m.played + " (best " + m.best + "), loss " + pct(m.loss) + (m.mark ? " — " + m.mark : ""));
-      a.onclick = (ev) => { ev.preventDefault(); go(m.ply + 1); };
+      const a = el("a", {href: "#"}, "ply " + m.ply + ": " + m.played + " (best " + m.best + "), loss " + pct(m.loss) + (m.mark ? " — " + m.mark : ""));
+      a.onclick = (ev) => { ev.preventDefault(); go(m.ply); };
       li.append(a); ol.append(li);
     }
     box.append(ol);
