@@ -33,8 +33,10 @@ points that page leaves open:
 - At setup, seat 0 draws its 6 tiles, then seat 1 its 6, and so on.
 - After `monument m sq` the wonder check still runs but never finds a cross
   (the placed tile is face down now), so play goes on to the treasure check.
-- `from_snapshot` accepts `variants` in any order and with repeats (like
-  `new_game`); `snapshot()` always writes them once each, in VARIANTS order.
+- `new_game` accepts `variants` in any order and with repeats; a snapshot
+  is canonical, so `from_snapshot` refuses them out of VARIANTS order or
+  repeated (as it refuses unsorted treasures), and `snapshot()` writes them
+  once each, in that order.
   A snapshot without all three of `variants`, `buildings` and `wonder` is a
   base-game snapshot; one with only some of them is rejected.
 - `from_snapshot` refuses (PositionError "inconsistent position: ...") every
@@ -438,6 +440,9 @@ class State:
             if not isinstance(variants, (list, tuple)):
                 _fail("variants", f"expected a list, got {type(variants).__name__}")
             s.variants = _variant_names(variants, "variants")
+            if list(variants) != list(s.variants):     # a snapshot is canonical, like its sorted treasures
+                _fail("variants", f"expected distinct names in the order {', '.join(VARIANTS)}, "
+                                  f"got {list(variants)!r}")
             s.buildings = _int_list(snap["buildings"], "buildings", 4, -1, SQUARES - 1)
             s.wonder = _int(snap["wonder"], "wonder", -1, SQUARES - 1)
         _validate_variant_fields(s)

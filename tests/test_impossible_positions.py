@@ -352,3 +352,14 @@ def test_both_engines_give_the_same_verdict_on_mutated_positions():
             total += 1
     print(f"{len(positions)} positions, {total} mutated, {refused} refused by both")
     assert total > 10_000 and total // 2 < refused < total
+
+
+@pytest.mark.parametrize("variants", [["wonder", "english"], ["buildings", "english"], ["english", "english"]])
+def test_variants_out_of_order_or_repeated_are_refused_by_both(variants):
+    # a snapshot is canonical (docs/engine.md "Snapshot"); new_game takes them in any order
+    snap = engine.new_game(2, 7, variants=sorted(set(variants))).snapshot()
+    snap["variants"] = variants
+    refused_by_both(snap, "variants")
+    for impl in (engine, R):
+        assert impl.new_game(2, 7, variants=variants).snapshot()["variants"] == sorted(
+            set(variants), key=["english", "buildings", "wonder"].index)
