@@ -140,8 +140,14 @@ def _run_tree(tree: Tree, limits: Limits, stop_event=None, progress=None, observ
         if deadline is not None:
             seconds = deadline - time.perf_counter()
             if seconds <= 0:
-                break
-        ran = tree.run(budget if limits.iterations is not None else CHUNK * 64, seconds)
+                if done:
+                    break
+                budget, seconds = 1, 0.0        # see below
+        ran = tree.run(budget if limits.iterations is not None or seconds == 0.0 else CHUNK * 64, seconds)
+        if ran == 0 and done == 0 and deadline is not None and (stop_event is None or not stop_event.is_set()):
+            # out of time before the first iteration (a loaded machine): one iteration
+            # whatever the clock says, so a time-limited search always has a decision
+            ran = tree.run(1, 0.0)
         done += ran
         if (stop_event is not None and stop_event.is_set()) or ran < budget and limits.iterations is not None:
             break
