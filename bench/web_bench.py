@@ -1,6 +1,7 @@
 """Measure `tne-ai serve` under load: WebSocket ping round trips with 4 engine games running, and click-to-reply.
 
     python -m bench.web_bench [--workers 2] [--games 4] [--iterations 1000] [--pings 500] [--replies 10]
+                              [--flood 10000]
 
 Starts the real server (`tne-ai serve --port P --workers W --data-dir TMP`, a
 subprocess) and talks to it over real WebSockets (the `websockets` package)
@@ -17,6 +18,12 @@ and HTTP (httpx), as a browser would:
   at `--iterations`: the human's decision that ends their turn is timed from
   the moment it is sent to the engine's first decision announced (`event`),
   `--replies` times.
+- Memory under a flood: the server's resident memory (its main process,
+  where the sockets' send queues live; /proc, so Linux only) before, right
+  after one socket sends `--flood` `{"type": "state"}` requests without
+  reading a byte of the answers (its client reads nothing, so the server's
+  send buffer fills), and 2 s after that socket closes. Target: at most
+  150 MB after the flood.
 
 Nothing is asserted: the figures go to docs/benchmarks.md.
 """
@@ -100,6 +107,33 @@ async def pings(http, ws_base: str, n: int) -> list:
     return out
 
 
+def resident_mb(pid: int) -> float:
+    """Return a process's resident memory in MB (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS line")
+
+
+async def flood(http, ws_base: str, n: int, pid: int) -> dict:
+    """Send n state requests on one socket without reading the answers; the server's memory around it."""
+    before = resident_mb(pid)
+    gid = await new_game(http, 20)
+    closed = None
+    # max_queue=1: the client stops reading, as a stalled browser tab would
+    async with websockets.connect(f"{ws_base}/api/games/{gid}/ws", max_size=None, max_queue=1) as ws:
+        try:
+            for _ in range(n):
+                await ws.send('{"type": "state"}')
+        except websockets.ConnectionClosed as e:
+            closed = e.rcvd.code if e.rcvd else None
+        await asyncio.sleep(1.0)
+        during = resident_mb(pid)
+    await asyncio.sleep(2.0)
+    return {"before_mb": before, "flood_mb": during, "after_close_mb": resident_mb(pid), "closed_code": closed}
+
+
 async def click_to_reply(http, ws_base: str, iterations: int, n: int) -> list:
     out = []
     while len(out) < n:
@@ -134,7 +168,8 @@ async def run(args, base: str) -> dict:
         await asyncio.gather(*players, return_exceptions=True)
         await asyncio.sleep(3.0)                  # the searches still running in the pool finish
         reply_ms = await click_to_reply(http, ws_base, args.iterations, args.replies)
-    return {"ping_ms": ping_ms, "load_seconds": load_s, "engine_decisions_during_pings": counts["engine"],
+        memory = await flood(http, ws_base, args.flood, args.server_pid)
+    return {"memory": memory, "ping_ms": ping_ms, "load_seconds": load_s, "engine_decisions_during_pings": counts["engine"],
             "human_decisions_during_pings": counts["human"], "reply_ms": reply_ms}
 
 
@@ -145,6 +180,7 @@ def main() -> None:
     ap.add_argument("--iterations", type=int, default=1000)
     ap.add_argument("--pings", type=int, default=500)
     ap.add_argument("--replies", type=int, default=10)
+    ap.add_argument("--flood", type=int, default=10_000)
     args = ap.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as data:
@@ -158,6 +194,7 @@ def main() -> None:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.05)
+            args.server_pid = proc.pid
             out = asyncio.run(run(args, base))
         finally:
             proc.terminate()
@@ -173,6 +210,10 @@ def main() -> None:
           f"p90 {percentile(p, 90):.2f} ms, p99 {percentile(p, 99):.2f} ms, max {max(p):.2f} ms")
     print(f"click to engine reply at {args.iterations} iterations: {len(r)} replies, "
           f"median {statistics.median(r):.0f} ms, min {min(r):.0f} ms, max {max(r):.0f} ms")
+    m = out["memory"]
+    print(f"server memory: {m['before_mb']:.0f} MB before, {m['flood_mb']:.0f} MB after {args.flood} unread "
+          f"state requests, {m['after_close_mb']:.0f} MB 2 s after that socket closed"
+          + (f" (the server closed it with code {m['closed_code']})" if m["closed_code"] else ""))
 
 
 if __name__ == "__main__":
