@@ -390,10 +390,12 @@ class Game:
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
         last = self.last["move"] if self.last and self.last["squares"] else None
-        best = action_squares(self.pending["best_action"]) if self.pending else ()
+        title, best = f"seat {human}'s view", ()
+        if self.pending:                      # a teaching warning: the decision ringed, the engine's best marked
+            last, best = self.pending["move"], action_squares(self.pending["best_action"])
+            title += f" · yours: {last} (ringed) · the engine's: {self.pending['best']} (dashed square)"
         view["svg"] = board_svg(obs, last=last, selectable=() if self.pending else selectable, highlight=best,
-                                title=f"seat {human}'s view" + (f" · the engine prefers {self.pending['best']} "
-                                                                 f"(dashed square)" if self.pending else ""))
+                                title=title)
         return view
 
     # --- the human's decisions
