@@ -689,3 +689,19 @@ def test_teaching_setting_of_a_new_game_and_a_load(client):
     from tne_ai.web.games import resume_game
     gid = new_game(client, teach=0.3)
     assert resume_game(client.app_server.games[gid].saved_text()).teach == 0.3
+
+
+def test_a_teaching_check_of_a_position_left_is_dropped_and_one_switched_off_meanwhile_does_not_warn():
+    from engine.record import GameRecorder
+    from records import TEACHING_BAD, teaching_start
+    from tne_ai.web import games as G
+    state = engine.State.from_snapshot(parse_position(teaching_start()))
+    game = G.load_game(GameRecorder(state, seed=None, headers={"human": "0"}).text())
+    game.teach = 0.1
+    assert game.play(TEACHING_BAD) is None and game.checking == engine.parse_action(TEACHING_BAD)
+    check = G.teach_check(*game.teach_job(), 200)
+    assert check["warn"]
+    assert game.checked(check, game.version - 1) is None and game.checking is not None    # another position's
+    game.set_teach(False)
+    assert game.checked(check, game.version) is False                                     # played, no warning
+    assert game.pending is None and game.moves[-1]["move"] == TEACHING_BAD

@@ -439,7 +439,7 @@ class Game:
         if version != self.version or self.checking != check["action"]:
             return None
         self.checking = None
-        if check["warn"]:
+        if check["warn"] and self.teach is not None:      # (switched off meanwhile: no warning)
             self.pending = check
             return True
         self._apply(check["action"])
