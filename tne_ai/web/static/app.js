@@ -201,10 +201,10 @@ function renderNews() {
 // whether a decision of the human's waits for teaching mode (checked, or warned of): no other decision meanwhile
 function teachingBusy() { return !!(view && (view.checking || view.teaching)); }
 
-// the form's teaching setting: null (off) or the threshold typed
+// the form's teaching setting: null (off) or the threshold typed (as typed when it is no number: the server says why)
 function teachSetting() {
-  const f = $("newgame");
-  return f.teach.checked ? parseFloat(f.teachthreshold.value) : null;
+  const f = $("newgame"), t = parseFloat(f.teachthreshold.value);
+  return f.teach.checked ? (Number.isFinite(t) ? t : f.teachthreshold.value) : null;
 }
 
 // the form's field shows the game's setting, and a change of it switches the game in play
