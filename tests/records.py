@@ -18,3 +18,26 @@ def opening(decisions: int) -> str:
         if word != "result":
             out.append(line)
     return "\n".join(out) + "\n"
+
+
+# The teaching-mode position: seat 0 (blue leader on f2, next to the temple f3) has one action left and
+# only blue tiles; the bag is empty, so a tile placed ends the game at the refill. A blue tile joined to
+# the kingdom (e2, e3, f1) scores blue and wins (b4 -> b5: 5 5 5 5 against seat 1's 4 6 6 6); any other
+# tile ends it lost (4 5 5 5 loses the tie-break to 4 6 6 6).
+TEACHING_DIAGRAM = """
+    d  e  f  g
+ 1  .  ~  ~  ~
+ 2  .  ~  0b .
+ 3  ~  ~  r$ .
+"""
+TEACHING_GOOD = ("tile b e2", "tile b e3", "tile b f1")
+TEACHING_BAD = "tile b a4"          # a river square far from every kingdom: scores nothing
+
+
+def teaching_start() -> str:
+    """Return the teaching-mode position as a position string with its hidden part (for --start, records)."""
+    import engine
+    from diagram import position
+    snap = position(TEACHING_DIAGRAM, hands=["bbbbbb", None], bag_size=0, actions_left=1,
+                    scores=[[5, 5, 4, 5], [4, 6, 6, 6]])
+    return engine.State.from_snapshot(snap).position(hidden=True)

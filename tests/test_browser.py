@@ -3,16 +3,21 @@
 A few clicks of a game with undo and a hint (best first, captioned, gone once
 the position changes); a whole 2-player game played to its end against a
 20-iteration engine; a revolt and a war, each started by a click from a
-loaded record, resolved through the conflict dialog and announced in words.
+loaded record, resolved through the conflict dialog and announced in words;
+teaching mode's warning before a losing decision, taken back by a click.
 
 Skips without Chromium, fails without it when CI=true (tests/browser.py).
 Saves screenshots in the test's temporary folder only: the docs' pictures
 come from tests/test_browser_layout.py (this module ends on an error shown
-on purpose, which once ended up in the README's picture).
+on purpose, which once ended up in the README's picture), except
+docs/images/teaching.png, the teaching warning at 1280x900, written there
+when TNE_SCREENSHOTS=1 (docs/web.md, "Screenshots").
 """
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +28,7 @@ pytestmark = pytest.mark.slow       # a browser: the fast tier leaves the module
 
 @pytest.fixture(scope="module")
 def server_url():
-    with served(workers=1, hint_iterations=50) as url:
+    with served(workers=1, hint_iterations=50, teach_iterations=200) as url:
         yield url
 
 
@@ -322,3 +327,56 @@ def test_a_conflict_through_the_dialog(driver, server_url, tmp_path, kind):
     news = driver.find_element(By.ID, "news")
     assert news.is_displayed() and outcome in news.text, news.text
     driver.save_screenshot(str(tmp_path / f"{kind}-outcome.png"))
+
+
+def test_teaching_mode_warns_before_a_losing_decision_and_takes_it_back(driver, server_url, tmp_path):
+    """The teaching position (tests/records.py) loaded with the form's Teaching mode on: a blue tile far from the
+    kingdom is warned of, the engine's best is marked on the board, Take it back restores the position."""
+    import engine
+    from engine.position import parse_position
+    from engine.record import GameRecorder
+    from records import TEACHING_BAD, TEACHING_GOOD, teaching_start
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    state = engine.State.from_snapshot(parse_position(teaching_start()))
+    path = tmp_path / "teaching.txt"
+    path.write_text(GameRecorder(state, seed=None, headers={"human": "0"}).text())
+    start_page(driver, server_url, iterations=20)
+    box = driver.find_element(By.CSS_SELECTOR, "#teachfield input[name=teach]")
+    if not box.is_selected():
+        box.click()
+    driver.find_element(By.ID, "loadfile").send_keys(str(path))
+    WebDriverWait(driver, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#board svg")))
+    view = my_turn(driver)
+    assert driver.execute_script("return view.teach") == {"on": True, "threshold": 0.1}
+    board_before = driver.find_element(By.ID, "board").get_attribute("innerHTML")
+    square = TEACHING_BAD.split()[-1]
+    click(driver, driver.find_element(By.CSS_SELECTOR, "#hand .tile.b:not(.off)"))
+    click(driver, driver.find_element(By.CSS_SELECTOR, f'#board .sq.target[data-sq="{square}"] rect'))
+    warning = WebDriverWait(driver, 60).until(EC.visibility_of_element_located((By.ID, "teaching")))
+    text = warning.text
+    best = driver.execute_script("return view.teaching.best")
+    assert best in TEACHING_GOOD
+    assert f"{TEACHING_BAD}: this decision loses about 1.00 win chance (1.00–1.00); the engine prefers {best}" \
+        in text, text
+    assert "Your chance of winning after tile b a4: 0%" in text, text
+    assert driver.find_elements(By.CSS_SELECTOR, f'#board .highlight[data-sq="{best.split()[-1]}"]')
+    assert not driver.find_elements(By.CSS_SELECTOR, "#board .sq.target")     # no other decision meanwhile
+    assert "loses too much" in driver.find_element(By.ID, "status").text
+    assert page_view(driver)["moves"] == view["moves"]                          # nothing played yet
+    buttons = [b.text for b in warning.find_elements(By.TAG_NAME, "button")]
+    assert buttons == ["Take it back", f"Play {TEACHING_BAD} anyway", f"Play {best}"], buttons
+    driver.execute_script("window.scrollTo(0, 0)")
+    shot = tmp_path / "teaching.png"
+    driver.save_screenshot(str(shot))
+    if os.environ.get("TNE_SCREENSHOTS") == "1":
+        driver.save_screenshot(str(Path(__file__).resolve().parent.parent / "docs" / "images" / "teaching.png"))
+    assert shot.stat().st_size > 10_000
+    # take it back: the warning goes and the board is the one drawn before
+    warning.find_element(By.CSS_SELECTOR, "button.back").click()
+    WebDriverWait(driver, 30).until(EC.invisibility_of_element_located((By.ID, "teaching")))
+    WebDriverWait(driver, 30).until(
+        lambda d: d.find_element(By.ID, "board").get_attribute("innerHTML") == board_before)
+    assert page_view(driver)["moves"] == view["moves"] and not driver.find_element(By.ID, "message").text

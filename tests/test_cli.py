@@ -786,3 +786,97 @@ def test_play_asks_and_explains_the_variant_decisions(tmp_path, phase, wrong, re
     state, actions = _replayed(path)
     assert actions[0] == first and state.variants == list(ALL_VARIANTS)
     assert "[variants english,buildings,wonder]" in path.read_text()
+
+
+# ---------------------------------------------------------------- play --teach (teaching mode)
+
+
+def _teach(tmp_path, *lines, name="t.txt", args=("--teach",)):
+    """Play the teaching position (tests/records.py) as seat 0 against greedy typing `lines`; return the output
+    and the record's path."""
+    from records import teaching_start
+    path = tmp_path / name
+    res = run("play", "--start", teaching_start(), "--seat", 0, "--engine", "greedy", "--seed", 3,
+              "--teach-iterations", 200, "--record", path, "--no-color", *args,
+              input="".join(line + "\n" for line in lines))
+    assert res.exit_code == 0, res.output
+    return res.stdout, path
+
+
+def test_play_teach_warns_before_a_losing_decision_and_taking_it_back_changes_nothing(tmp_path):
+    from records import TEACHING_BAD, TEACHING_GOOD, teaching_start
+    out, path = _teach(tmp_path, TEACHING_BAD, "maybe", "back", "board", "quit")
+    assert "teaching mode on: a warning before a decision that loses at least 0.10" in out
+    warning = [line for line in out.splitlines() if line.startswith("teaching: ")]
+    assert len(warning) == 1, out
+    # a sure loss against a sure win: the whole chance of winning, its interval too
+    m = re.fullmatch(r"teaching: tile b a4: this decision loses about 1\.00 win chance \(1\.00-1\.00\); the engine "
+                     r"prefers (tile b [a-p]\d+)", warning[0])
+    assert m and m.group(1) in TEACHING_GOOD, warning[0]
+    assert f"your chance of winning after it: 0%; after {m.group(1)}: 100%" in out
+    assert "answer play (play tile b a4 anyway), back (take it back and choose again) or best" in out   # 'maybe'
+    assert "taken back: tile b a4 is not played; choose again" in out
+    assert "you: " not in out and "you drew" not in out            # nothing played, nothing drawn
+    boards = _boards(out)
+    assert len(boards) == 2 and boards[1] == boards[0]              # 'board' after it: the position as it was
+    # the record: the start position and no decision
+    text = path.read_text()
+    state, actions = _replayed(path)
+    assert actions == [] and state.position(hidden=True) == teaching_start()
+    # seeded by the game's seed and the decision's number: the same warning again
+    again, _ = _teach(tmp_path, TEACHING_BAD, "back", "quit", name="u.txt")
+    assert [line for line in again.splitlines() if line.startswith("teaching: ")] == warning
+    assert "[start " in text
+
+
+def test_play_teach_lets_a_good_decision_through_silently(tmp_path):
+    from records import TEACHING_GOOD
+    for good in TEACHING_GOOD:
+        out, path = _teach(tmp_path, good, name=good.replace(" ", "") + ".txt")
+        assert "teaching: " not in out and f"you: {good}" in out and "you win!" in out
+        assert [A.format_action(a) for a in _replayed(path)[1]] == [good]
+
+
+def test_play_teach_answers_play_and_best_and_the_teach_command(tmp_path):
+    from records import TEACHING_BAD, TEACHING_GOOD
+    out, path = _teach(tmp_path, TEACHING_BAD, "play", name="play.txt")
+    assert "teaching: tile b a4" in out and "you: tile b a4" in out and "you lose." in out
+    out, path = _teach(tmp_path, TEACHING_BAD, "best", name="best.txt")
+    played = [A.format_action(a) for a in _replayed(path)[1]]
+    assert played[0] in TEACHING_GOOD and f"you: {played[0]}" in out and "you win!" in out
+    # switched off in the game: the bad decision goes through; a bad threshold changes nothing
+    out, _ = _teach(tmp_path, "teach", "teach 1.5", "teach off", TEACHING_BAD, name="off.txt")
+    assert "the teaching threshold must be above 0 and below 1 (win chance: 0.10 is ten points), got 1.5: " \
+           "teaching mode stays on" in out
+    assert "teaching mode off" in out and "teaching: " not in out and "you: tile b a4" in out
+    # off by default; `teach 0.5` switches it on at that threshold
+    out, _ = _teach(tmp_path, TEACHING_BAD, name="default.txt", args=())
+    assert "teaching" not in out and "you: tile b a4" in out
+    out, _ = _teach(tmp_path, "teach 0.5", TEACHING_BAD, "back", "quit", name="half.txt", args=())
+    assert "teaching mode on: a warning before a decision that loses at least 0.50" in out
+    assert "teaching: tile b a4" in out and "you: " not in out
+
+
+@pytest.mark.parametrize("value, words", [("1.5", "must be above 0 and below 1"), ("0", "must be above 0"),
+                                          ("nan", "must be above 0"), ("lots", "is a number between 0 and 1")])
+def test_play_teach_threshold_is_checked(tmp_path, value, words):
+    res = run("play", "--teach", value, "--record", tmp_path / "x.txt", input="quit\n")
+    assert res.exit_code == 2 and "--teach" in res.output and words in res.output, res.output
+
+
+def test_taking_a_warned_decision_back_leaves_the_game_state_exactly_as_it_was():
+    """TerminalGame.ask with teaching on: the bad decision is warned and taken back, the state untouched,
+    then the good one returned without a question."""
+    from records import TEACHING_BAD, teaching_start
+    from search.agent import Limits
+    from tne_ai.cli.play import TerminalGame
+    state = engine.State.from_snapshot(parse_position(teaching_start()))
+    before = state.snapshot()
+    game = TerminalGame(state, 0, {}, Limits(50), None, "-", False, seed=3, teach=0.1, teach_iterations=200)
+    said, lines = [], iter([TEACHING_BAD, "back", "tile b e2"])
+    game.echo = lambda text="", err=False: said.append(text)
+    game.read_line = lambda prompt: next(lines)
+    assert game.ask() == engine.parse_action("tile b e2")
+    assert game.state.snapshot() == before and game.actions == []
+    assert sum(line.startswith("teaching: tile b a4") for line in said) == 1
+    assert not any(line.startswith("teaching: tile b e2") for line in said)

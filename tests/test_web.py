@@ -7,7 +7,7 @@ import random
 import pytest
 
 import engine
-from engine.position import format_position
+from engine.position import format_position, parse_position
 from engine.record import record_start, replay_record
 from engine.view import letters
 from starlette.testclient import TestClient
@@ -566,3 +566,142 @@ def test_an_unknown_game_socket_is_accepted_then_closed_4404(client):
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_json()
         assert closed.value.code == 4404 and closed.value.reason == "no such game", path
+
+
+# ---------------------------------------------------------------- teaching mode
+
+
+def _teaching_game(client, teach="0.1") -> str:
+    """Load the teaching position (tests/records.py: one blue tile wins, another loses) with teaching on."""
+    from engine.record import GameRecorder
+    from records import teaching_start
+    state = engine.State.from_snapshot(parse_position(teaching_start()))
+    text = GameRecorder(state, seed=None, headers={"human": "0"}).text()
+    r = client.post(f"/api/games/load?iterations=20&teach={teach}", content=text.encode())
+    assert r.status_code == 201, r.text
+    return r.json()["game"]
+
+
+def _until(ws, pred, seen=None):
+    """Receive messages until a state satisfying `pred`; an error on the way fails the test."""
+    while True:
+        m = ws.receive_json()
+        if seen is not None:
+            seen.append(m)
+        assert m["type"] != "error", m
+        if m["type"] == "state" and pred(m):
+            return m
+
+
+def _error(ws) -> str:
+    """Receive the next message: an error; return its text."""
+    m = ws.receive_json()
+    assert m["type"] == "error", m
+    return m["message"]
+
+
+def test_teaching_warns_shows_the_best_and_takes_back_or_plays_on_answer(client):
+    from records import TEACHING_BAD, TEACHING_GOOD
+    client.app_server.teach_iterations = 200
+    gid = _teaching_game(client)
+    game = client.app_server.games[gid]
+    true_before = game.state.snapshot()
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        first = until_my_turn(ws)
+        assert first["teach"] == {"on": True, "threshold": 0.1} and first["teaching"] is None
+        assert "teach 0.1" in game.saved_text()                # a restart keeps the setting
+        # answers with nothing to answer, settings that cannot be: errors, and nothing changes
+        ws.send_json({"type": "teach_answer", "answer": "back"})
+        assert "nothing to answer: no teaching warning is waiting" in _error(ws)
+        for bad, words in [({"on": "yes"}, "must be true or false"), ({"on": True, "threshold": 2},
+                                                                        "above 0 and below 1"),
+                           ({"on": True, "threshold": [1]}, "teach: false, true or a threshold")]:
+            ws.send_json({"type": "teach", **bad})
+            assert words in _error(ws), bad
+        # the bad decision: checked (nothing applied), then warned, the engine's best highlighted on the board
+        seen = []
+        ws.send_json({"type": "move", "move": TEACHING_BAD})
+        warned = _until(ws, lambda m: m["teaching"] is not None, seen)
+        assert any(m["type"] == "state" and m["checking"] == TEACHING_BAD for m in seen)
+        note = next(m for m in seen if m["type"] == "teaching")
+        t = warned["teaching"]
+        assert t["move"] == TEACHING_BAD and t["best"] in TEACHING_GOOD and note["best"] == t["best"]
+        assert (t["loss"], t["loss_low"], t["loss_high"], t["units"]) == (1.0, 1.0, 1.0, "win chance")
+        assert t["text"] == f"{TEACHING_BAD}: this decision loses about 1.00 win chance (1.00–1.00); " \
+                            f"the engine prefers {t['best']}"
+        best_sq = t["best"].split()[-1]
+        assert t["best_squares"] == [best_sq] and f'class="highlight" data-sq="{best_sq}"' in warned["svg"]
+        assert warned["moves"] == first["moves"] and warned["hand"] == first["hand"] == "bbbbbb"
+        assert game.state.snapshot() == true_before and game.actions == []
+        for m in seen:
+            assert not leaks(m, true_before, 0), m
+        # while it waits: no other decision, and a garbage answer is refused
+        ws.send_json({"type": "move", "move": TEACHING_GOOD[0]})
+        assert "answer the teaching warning about tile b a4 first" in _error(ws)
+        ws.send_json({"type": "teach_answer", "answer": "maybe"})
+        assert "a teaching answer is play" in _error(ws)
+        ws.send_json({"type": "teach_answer"})
+        assert "a teaching answer is play" in _error(ws)
+        # take it back: the position exactly as it was, the warning gone
+        ws.send_json({"type": "teach_answer", "answer": "back"})
+        back = _until(ws, lambda m: m["teaching"] is None)
+        assert game.state.snapshot() == true_before and game.actions == [] and game.pending is None
+        assert back["moves"] == first["moves"] and back["legal"] == first["legal"] and back["svg"] == first["svg"]
+        # a good decision goes through without a word
+        seen = []
+        ws.send_json({"type": "move", "move": TEACHING_GOOD[1]})
+        over = _until(ws, lambda m: m["over"] is not None, seen)
+        assert not any(m["type"] == "teaching" or m.get("teaching") for m in seen)
+        assert over["moves"][-1]["move"] == TEACHING_GOOD[1] and over["over"]["ranks"] == [0, 1]
+    # warned, then the engine's best played on the answer; "play" plays the warned one
+    for answer, rank in (("best", [0, 1]), ("play", [1, 0])):
+        gid = _teaching_game(client)
+        with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+            until_my_turn(ws)
+            ws.send_json({"type": "move", "move": TEACHING_BAD})
+            t = _until(ws, lambda m: m["teaching"] is not None)["teaching"]
+            ws.send_json({"type": "teach_answer", "answer": answer})
+            over = _until(ws, lambda m: m["over"] is not None)
+            assert over["moves"][-1]["move"] == (t["best"] if answer == "best" else TEACHING_BAD)
+            assert over["over"]["ranks"] == rank
+    # switched off during the game: the bad decision is played at once
+    gid = _teaching_game(client)
+    with client.websocket_connect(f"/api/games/{gid}/ws") as ws:
+        until_my_turn(ws)
+        ws.send_json({"type": "teach", "on": False})
+        assert _until(ws, lambda m: True)["teach"] == {"on": False, "threshold": None}
+        ws.send_json({"type": "move", "move": TEACHING_BAD})
+        assert _until(ws, lambda m: m["over"] is not None)["moves"][-1]["move"] == TEACHING_BAD
+
+
+def test_teaching_setting_of_a_new_game_and_a_load(client):
+    for teach, want in [(True, 0.1), (0.25, 0.25), (None, None), (False, None)]:
+        gid = new_game(client, teach=teach)
+        assert client.get(f"/api/games/{gid}").json()["teach"] == {"on": want is not None, "threshold": want}
+    for teach, words in [(1.5, "above 0 and below 1"), ("x", "a number between 0 and 1"), ([0.1], "teach: false")]:
+        r = client.post("/api/games", json={"players": 2, "engines": ENGINE, "teach": teach})
+        assert r.status_code == 400 and words in r.json()["error"], (teach, r.text)
+    rec = engine.new_game(2, 5)
+    from engine.record import GameRecorder
+    r = client.post("/api/games/load?teach=nan", content=GameRecorder(rec, seed=5).text().encode())
+    assert r.status_code == 400 and "above 0 and below 1" in r.json()["error"]
+    # the saved game keeps the setting across a restart
+    from tne_ai.web.games import resume_game
+    gid = new_game(client, teach=0.3)
+    assert resume_game(client.app_server.games[gid].saved_text()).teach == 0.3
+
+
+def test_a_teaching_check_of_a_position_left_is_dropped_and_one_switched_off_meanwhile_does_not_warn():
+    from engine.record import GameRecorder
+    from records import TEACHING_BAD, teaching_start
+    from tne_ai.web import games as G
+    state = engine.State.from_snapshot(parse_position(teaching_start()))
+    game = G.load_game(GameRecorder(state, seed=None, headers={"human": "0"}).text())
+    game.teach = 0.1
+    assert game.play(TEACHING_BAD) is None and game.checking == engine.parse_action(TEACHING_BAD)
+    check = G.teach_check(*game.teach_job(), 200)
+    assert check["warn"]
+    assert game.checked(check, game.version - 1) is None and game.checking is not None    # another position's
+    game.set_teach(False)
+    assert game.checked(check, game.version) is False                                     # played, no warning
+    assert game.pending is None and game.moves[-1]["move"] == TEACHING_BAD

@@ -26,6 +26,13 @@ engines' replies after it, the bag shuffled again from a secret seed
 (tne_ai.undo, as the web game does) so that an undo never shows a tile the
 human would not otherwise know. The squares of the engines' decisions since
 the human's last one are marked `>` on the board.
+
+With teaching mode on (`--teach [THRESHOLD]`, or `teach on` in the game) each
+decision entered is valued against the engine's best from the human's
+observation before it is played (tne_ai.teach, the review's valuation): when
+the loss's lower bound reaches the threshold the human is told, shown the
+engine's decision and asked to play theirs anyway, take it back or play the
+engine's; nothing is applied, drawn or searched by the engines before that.
 """
 from __future__ import annotations
 
@@ -53,6 +60,7 @@ from search.ismcts import ISMCTSAgent, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 from tne_ai.prompts import conflict_outcome, decision_prompt, square
+from tne_ai.teach import ANSWERS, DEFAULT_THRESHOLD, TEACH_ITERATIONS, check_decision, parse_threshold, warning_text
 from tne_ai.undo import reshuffled_start
 
 ENGINES = ("ismcts", "greedy", "random")
@@ -75,8 +83,9 @@ Enter a decision by its number (see 'moves') or in notation:
 {variants}Commands: moves [filter] (list the legal decisions, e.g. 'moves leader'),
 hint (the engine's best decisions for you, from what you know, and your chance
 of winning after each), undo (take back your last decision and the engines'
-replies; the tiles in the bag are shuffled again), board, help, quit (saves
-the game record).
+replies; the tiles in the bag are shuffled again), teach [on|off|THRESHOLD]
+(teaching mode: a warning before a decision that loses at least THRESHOLD of
+your chance of winning), board, help, quit (saves the game record).
 Squares: a1 is the top left, p11 the bottom right. The engines' decisions since
 yours are marked > on the board.
 {legend}
@@ -229,7 +238,8 @@ class TerminalGame:
     """One game between the human at the terminal and in-process engines."""
 
     def __init__(self, state, human: int, engines: dict, limits: Limits, recorder: GameRecorder,
-                 record_path: str, color: Optional[bool], seed: int = 0, hint_limits: Optional[Limits] = None):
+                 record_path: str, color: Optional[bool], seed: int = 0, hint_limits: Optional[Limits] = None,
+                 teach: Optional[float] = None, teach_iterations: int = TEACH_ITERATIONS):
         self.state = state
         self.initial = state.clone()       # where the game (and its record) starts: undo replays from it
         self.seed = seed                   # the hints' searches: seed, the number of hints before
@@ -248,6 +258,9 @@ class TerminalGame:
         self.seats: list = []              # the seat that made each
         self.since_yours: list = []        # (seat, event) of the engines' decisions since the human's last
         self.reshuffles = 0
+        self.teach = teach                 # teaching mode's threshold, None when off
+        self.teach_threshold = teach or DEFAULT_THRESHOLD    # the threshold `teach on` restores
+        self.teach_iterations = teach_iterations
 
     # --- output
 
@@ -335,6 +348,62 @@ class TerminalGame:
                   + "; the tiles in the bag are shuffled again, so what you saw drawn tells nothing")
         raise Undone()
 
+    def teach_command(self, arg: str) -> None:
+        """Switch teaching mode: `teach` says how it stands, `teach on|off`, `teach THRESHOLD` (on, at it)."""
+        if arg in ("on", "off"):
+            self.teach = self.teach_threshold if arg == "on" else None
+        elif arg:
+            try:
+                self.teach = self.teach_threshold = parse_threshold(arg)
+            except ValueError as e:
+                self.echo(f"{e}: teaching mode stays {self.teach_state()}. Type 'teach on', 'teach off' or "
+                          f"'teach 0.15'.")
+                return
+        self.echo(f"teaching mode {self.teach_state()}")
+
+    def teach_state(self) -> str:
+        """Return how teaching mode stands, in words."""
+        if self.teach is None:
+            return "off"
+        return (f"on: a warning before a decision that loses at least {self.teach:.2f} of your chance of "
+                f"winning (by the 95% lower bound of the loss; {self.teach_iterations:,} iterations a check)")
+
+    def teach_check(self, action: int) -> Optional[int]:
+        """Value the human's decision before it is played; warn and ask if it loses too much.
+
+        Return the decision to play (theirs, or the engine's best) or None when
+        they take it back. Nothing is applied: tiles it would draw stay unknown.
+        """
+        from search.ismcts import ISMCTS
+        searcher = ISMCTS()
+        try:
+            c = check_decision(searcher, self.view(), action, len(self.actions), worker_seed(self.seed, 2000),
+                               self.teach, self.teach_iterations)
+        finally:
+            searcher.close()
+        if not c["warn"]:
+            return action
+        self.echo(f"teaching: {warning_text(c)}")
+        if c["units"] == "win chance":
+            self.echo(f"  your chance of winning after it: {100 * c['played_win']:.0f}%; after {c['best']}: "
+                      f"{100 * c['best_win']:.0f}% (a loss counts when its 95% lower bound reaches "
+                      f"{self.teach:.2f}; {c['iterations']:,} iterations)")
+        self.echo(f"  play: {ANSWERS['play']}; back: {ANSWERS['back']} and choose again; "
+                  f"best: play {c['best']} instead")
+        while True:
+            answer = self.read_line("play/back/best> ").strip().lower()
+            if answer in ("play", "p", "yes", "y"):
+                return action
+            if answer in ("back", "b", "no", "n", "undo"):
+                self.echo(f"taken back: {c['move']} is not played; choose again")
+                return None
+            if answer == "best":
+                return c["best_action"]
+            if answer in ("quit", "exit", "q"):
+                raise QuitGame("quit")
+            self.echo(f"answer play (play {c['move']} anyway), back (take it back and choose again) or best "
+                      f"(play {c['best']}), not {answer[:40]!r}")
+
     def rebuild(self, initial, actions: list) -> None:
         """Start the game again from `initial` and replay `actions`: the state, the record and every engine."""
         heads = dict(self.rec.headers)
@@ -399,6 +468,9 @@ class TerminalGame:
             if cmd == "undo":
                 self.undo()
                 continue
+            if cmd == "teach" or cmd.startswith("teach "):
+                self.teach_command(cmd[5:].strip())
+                continue
             if cmd == "moves" or cmd.startswith("moves "):
                 self.list_moves(cmd[5:].strip())
                 continue
@@ -406,20 +478,25 @@ class TerminalGame:
                 raise QuitGame("quit")
             if cmd.isdigit():
                 n = int(cmd)
-                if 1 <= n <= len(self.legal):
-                    return self.legal[n - 1]
-                self.echo(f"no decision number {n}: choose 1 to {len(self.legal)} ('moves' lists them)")
-                continue
-            try:
-                action = A.parse_action(cmd)
-            except NotationError as e:
-                self.echo(f"cannot read {line!r}: {e}. Enter a number from 'moves', a decision "
-                          f"such as 'tile r f7', or 'help'.")
-                continue
-            if action not in self.legal:
-                self.echo(f"{A.format_action(action)!r} is not legal now: {why_illegal(obs, action)}. "
-                          f"'moves' lists the legal decisions.")
-                continue
+                if not 1 <= n <= len(self.legal):
+                    self.echo(f"no decision number {n}: choose 1 to {len(self.legal)} ('moves' lists them)")
+                    continue
+                action = self.legal[n - 1]
+            else:
+                try:
+                    action = A.parse_action(cmd)
+                except NotationError as e:
+                    self.echo(f"cannot read {line!r}: {e}. Enter a number from 'moves', a decision "
+                              f"such as 'tile r f7', or 'help'.")
+                    continue
+                if action not in self.legal:
+                    self.echo(f"{A.format_action(action)!r} is not legal now: {why_illegal(obs, action)}. "
+                              f"'moves' lists the legal decisions.")
+                    continue
+            if self.teach is not None and len(self.legal) > 1:
+                action = self.teach_check(action)
+                if action is None:
+                    continue
             return action
 
     # --- announcing what the human may see
@@ -487,6 +564,8 @@ class TerminalGame:
             + f"; seat {self.state.to_act} to act. Type 'help' for help.")
         for v in self.state.variants:
             self.echo(f"variant {VARIANT_INTRO[v]}.")
+        if self.teach is not None:
+            self.echo(f"teaching mode {self.teach_state()}.")
         try:
             while not self.state.is_terminal():
                 seat = self.state.to_act
@@ -524,6 +603,16 @@ class TerminalGame:
         return 0
 
 
+def _threshold(value: Optional[str]) -> Optional[float]:
+    """Return --teach's threshold (None when not given); BadParameter naming what is wrong."""
+    if value is None:
+        return None
+    try:
+        return parse_threshold(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--teach'") from None
+
+
 def _engine_names(text: str, opponents: int) -> list:
     names = [n.strip().lower() for n in text.split(",") if n.strip()]
     for n in names:
@@ -545,7 +634,7 @@ def _engine_names(text: str, opponents: int) -> list:
 @click.command("play", epilog="In the game, type a decision (its number in 'moves', or notation such as 'tile r f7') "
                "or a command: help, board, moves [filter], hint (the engine's best decisions for you, from what "
                "you know), undo (take back your last decision and the engines' replies; the bag is shuffled "
-               "again), quit (saves the game record). The engines' decisions since yours are marked > on the board.")
+               "again), teach on|off|THRESHOLD (teaching mode), quit (saves the game record). The engines' decisions since yours are marked > on the board.")
 @click.option("--players", type=click.IntRange(2, 4), help="Players in all, you included (default 2).")
 @click.option("--seat", type=click.IntRange(min=0), default=0, show_default=True, help="Your seat.")
 @click.option("--engine", "engine_names", default="ismcts", show_default=True,
@@ -562,8 +651,15 @@ def _engine_names(text: str, opponents: int) -> list:
 @click.option("--record", "record_path", type=click.Path(dir_okay=False, writable=True),
               help="Save the game record here (default: tne-ai-<date>-seed<seed>.txt).")
 @click.option("--color/--no-color", default=None, help="Colour the board (default: on a terminal).")
+@click.option("--teach", metavar="[THRESHOLD]", type=str, is_flag=False, flag_value=str(DEFAULT_THRESHOLD),
+              callback=lambda ctx, param, value: _threshold(value),
+              help=f"Teaching mode: before a decision that loses at least THRESHOLD of your chance of winning "
+                   f"(by the loss's 95% lower bound; default {DEFAULT_THRESHOLD:.2f}), say so, show the engine's "
+                   f"best and offer to take it back.")
+@click.option("--teach-iterations", type=click.IntRange(1, 200_000), default=TEACH_ITERATIONS, show_default=True,
+              help="Iterations of each search of a teaching check.")
 def play_command(players, seat, engine_names, iterations, seconds, seed, board, variants, start, ply,
-                 record_path, color):
+                 record_path, color, teach, teach_iterations):
     """Play against one to three engines in the terminal."""
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
@@ -594,7 +690,8 @@ def play_command(players, seat, engine_names, iterations, seconds, seed, board, 
         record_path = f"tne-ai-{time.strftime('%Y%m%d-%H%M%S')}-seed{seed}.txt"
     on = f", variants {','.join(state.variants)}" if state.variants else ""
     click.echo(f"tne-ai play: {n} players, {state.board_name} board{on}, seed {seed}")
-    game = TerminalGame(state, seat, engines, limits, recorder, record_path, color, seed)
+    game = TerminalGame(state, seat, engines, limits, recorder, record_path, color, seed,
+                        teach=teach, teach_iterations=teach_iterations)
     code = game.run()
     if code:
         sys.exit(code)

@@ -4,7 +4,7 @@ HTTP:
     GET  /                          the page (static/index.html)
     GET  /static/...                the page's JS and CSS, only from the package's static folder
     GET  /favicon.ico               the pages' icon (static/favicon.svg), for browsers that ask before the page says
-    POST /api/games                 start a game: JSON {players, board, variants, human, engines}
+    POST /api/games                 start a game: JSON {players, board, variants, human, engines, teach}
     POST /api/games/load            continue a game from its full record (text body, at most 1 MB)
     GET  /api/games/{id}            the human's view (the same as a WebSocket `state` message)
     GET  /api/games/{id}/record     during play the human's seat record, after the end the full record
@@ -68,7 +68,9 @@ class Server:
     def __init__(self, workers: int = 2, executor: Optional[Executor] = None,
                  hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
                  review_workers: int = 1, review_executor: Optional[Executor] = None,
-                 max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED):
+                 max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED,
+                 teach_iterations: int = G.TEACH_ITERATIONS):
+        self.teach_iterations = teach_iterations
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.max_games = max_games
         self.max_saved = max_saved
@@ -95,7 +97,7 @@ class Server:
 
     def stop(self) -> None:
         for game in self.games.values():
-            for task in (game.task, game.hint_task):
+            for task in (game.task, game.hint_task, game.teach_task):
                 if task is not None:
                     task.cancel()
         if self.own_executor and self.executor is not None:
@@ -108,7 +110,8 @@ class Server:
     @staticmethod
     def idle(game: G.Game) -> bool:
         """Return whether no page and no search uses a game (it may leave memory: it is saved)."""
-        return not game.subscribers and all(t is None or t.done() for t in (game.task, game.hint_task))
+        return not game.subscribers and all(t is None or t.done()
+                                            for t in (game.task, game.hint_task, game.teach_task))
 
     def make_room(self) -> None:
         """Free a place in memory for one more game (the least recently used idle one leaves); ServerFull if none."""
@@ -243,6 +246,38 @@ class Server:
             log.exception("engine loop of game %s", game.id[:6])
             self.broadcast(game, {"type": "error", "message": f"engine failed: {e}"})
 
+    def played(self, game: G.Game) -> None:
+        """After a decision of the human's: save, send the new view, let the engines act."""
+        self.save(game)
+        self.broadcast(game, STATE)
+        self.ensure_engines(game)
+
+    async def run_teach(self, game: G.Game) -> None:
+        """Value the human's decision being checked (teaching mode) in the pool; then warn or play it."""
+        loop = asyncio.get_running_loop()
+        job, version = game.teach_job(), game.version
+        if job is None:
+            return
+        try:
+            check = await loop.run_in_executor(self.executor, G.teach_check, *job, self.teach_iterations)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:            # a broken pool: the decision is not played, the human may send it again
+            log.exception("teaching check of game %s", game.id[:6])
+            if version == game.version and game.checking == job[1]:
+                game.checking = None
+            self.broadcast(game, {"type": "error", "message": f"teaching check failed: {e}"})
+            self.broadcast(game, STATE)
+            return
+        warned = game.checked(check, version)
+        if warned is None:
+            return                        # undone meanwhile
+        if warned:
+            self.broadcast(game, {"type": "teaching", **game.teaching()})
+            self.broadcast(game, STATE)
+        else:
+            self.played(game)
+
     async def run_hint(self, game: G.Game, queue: "Outbox") -> None:
         loop = asyncio.get_running_loop()
         version = game.version
@@ -306,7 +341,7 @@ async def favicon(request: Request) -> Response:
 async def create_game(request: Request) -> Response:
     """POST /api/games: start a game from JSON {players, board, variants, human, engines}."""
     data, bad = await json_object(request, "a new-game request",
-                                  ("players", "board", "variants", "human", "engines"))
+                                  ("players", "board", "variants", "human", "engines", "teach"))
     if bad is not None:
         return bad
     try:
@@ -316,14 +351,14 @@ async def create_game(request: Request) -> Response:
         if type(human) is not int or not 0 <= human < players:
             raise G.GameError(f"human seat must be 0..{players - 1}, got {human!r}")
         game = G.new_game(players, data.get("board", "standard"), data.get("variants", []), human,
-                          _engine_specs(data, players, human))
+                          _engine_specs(data, players, human), teach=G.teach_setting(data.get("teach")))
     except G.GameError as e:
         return error(400, str(e))
     return _started(request, game)
 
 
 async def load_game(request: Request) -> Response:
-    """POST /api/games/load?seat=&iterations=|movetime=: continue a game from its full record (the body)."""
+    """POST /api/games/load?seat=&iterations=|movetime=&teach=: continue a game from its full record (the body)."""
     text, bad = await record_text(request)
     if bad is not None:
         return bad
@@ -339,6 +374,8 @@ async def load_game(request: Request) -> Response:
                 raise G.GameError(f"{key} must be a number")
             spec = G.engine_seat({key: int(q[key])})
         game = G.load_game(text, None if seat is None else int(seat), spec)
+        if "teach" in q:
+            game.teach = G.teach_setting(q["teach"])
     except G.GameError as e:
         return error(400, str(e))
     return _started(request, game)
@@ -516,10 +553,22 @@ def answer(server: Server, game: G.Game, text: str, queue: Outbox) -> list:
         if kind == "state":
             return [STATE]
         if kind == "move":
-            game.play(msg.get("move"))
+            if game.play(msg.get("move")) is None:      # teaching mode: checked first, nothing applied yet
+                game.teach_task = asyncio.get_running_loop().create_task(server.run_teach(game))
+                server.broadcast(game, STATE)
+                return []
+            server.played(game)
+            return []
+        if kind == "teach_answer":
+            if game.answer_teaching(msg.get("answer")) is None:
+                server.broadcast(game, STATE)         # taken back: the same position, the warning gone
+            else:
+                server.played(game)
+            return []
+        if kind == "teach":
+            game.set_teach(msg.get("on"), msg.get("threshold"))
             server.save(game)
             server.broadcast(game, STATE)
-            server.ensure_engines(game)
             return []
         if kind == "undo":
             if game.task is not None:
@@ -541,7 +590,7 @@ def answer(server: Server, game: G.Game, text: str, queue: Outbox) -> list:
     except G.GameError as e:
         return [{"type": "error", "message": str(e)}]
     return [{"type": "error", "message": f"unknown message type {kind[:30]!r}: "
-                                         f"expected move, hint, undo, state or ping"}]
+                                         f"expected move, teach_answer, teach, hint, undo, state or ping"}]
 
 
 @contextlib.asynccontextmanager
@@ -572,7 +621,8 @@ ROUTES = [
 def create_app(workers: int = 2, executor: Optional[Executor] = None,
                hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
                review_workers: int = 1, review_executor: Optional[Executor] = None,
-               max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED) -> Starlette:
+               max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED,
+               teach_iterations: int = G.TEACH_ITERATIONS) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
 
     Reviews run in a pool of their own, `review_workers` processes at the
@@ -580,10 +630,11 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
 
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
     At most `max_games` games are kept in memory and `max_saved` saved; beyond, a new game is a 503 (Server).
+    Teaching checks search `teach_iterations` per search (tne_ai.teach).
     The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
     app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor,
-                              max_games, max_saved)
+                              max_games, max_saved, teach_iterations)
     app.state.replays = replay.Replays()
     return app

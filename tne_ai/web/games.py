@@ -21,6 +21,13 @@ stays one replayable record (a `[start]` position instead of the seed). The
 other seats' hands are not dealt again: they chose their decisions, which
 the player saw, from those hands, and the record replays them.
 
+Teaching mode (`Game.teach`, a threshold, None when off): a decision of the
+human is first valued from their observation in the pool (`teach_check`,
+tne_ai.teach, the review's valuation) while nothing is applied (`checking`);
+when its loss's lower bound reaches the threshold it waits (`pending`) for
+the human's answer: play it anyway, take it back, or play the engine's best.
+Nothing the decision would draw is drawn before that.
+
 Engine seats decide by ISMCTS from their own observation in a process pool
 (`decide`, run with `loop.run_in_executor`), so the event loop never waits
 for a search. Every change of position bumps `Game.version`; a search whose
@@ -52,6 +59,7 @@ from search.analysis import analyse
 from search.ismcts import ISMCTS, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.prompts import conflict_outcome, decision_prompt
+from tne_ai.teach import ANSWERS, DEFAULT_THRESHOLD, TEACH_ITERATIONS, check_decision, parse_threshold, warning_text
 from tne_ai.undo import reshuffled_start
 from tne_ai.protocol.client import newgame_line, position_line
 
@@ -123,6 +131,27 @@ def hint(obs: dict, iterations: int, seed: int) -> dict:
         out["replies"] = [{"move": r["move"], "share": round(r["share"], 4)}
                           for r in result["replies"][:HINT_CANDIDATES]]
     return out
+
+
+def teach_check(obs: dict, action: int, ply: int, seed: int, threshold: float, iterations: int) -> dict:
+    """Return the teaching check of the human's decision from their observation (runs in a worker)."""
+    searcher = _searcher()
+    searcher.forget()
+    return check_decision(searcher, obs, action, ply, seed, threshold, iterations)
+
+
+def teach_setting(value) -> Optional[float]:
+    """Return a game's teaching threshold from a request's `teach` (null/false: off, true: the default, a number)."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return DEFAULT_THRESHOLD
+    if not isinstance(value, (int, float, str)):
+        raise GameError("teach: false, true or a threshold between 0 and 1 (win chance)")
+    try:
+        return parse_threshold(value)
+    except ValueError as e:
+        raise GameError(str(e)) from None
 
 
 # ---------------------------------------------------------------- helpers
@@ -202,7 +231,7 @@ class Game:
     """One game: one human seat in a browser, the others engines. The true state never leaves."""
 
     def __init__(self, initial, human: int, engines: dict, seed: int, actions=(), start_header=False,
-                 reshuffles: int = 0):
+                 reshuffles: int = 0, teach: Optional[float] = None):
         if not 0 <= human < initial.players:
             raise GameError(f"seat {human} does not exist in a game of {initial.players} players")
         self.id = secrets.token_urlsafe(24)
@@ -217,11 +246,15 @@ class Game:
         self.subscribers: set = set()         # an Outbox (tne_ai/web/app.py) per open WebSocket
         self.task: Optional[asyncio.Task] = None
         self.hint_task: Optional[asyncio.Task] = None
+        self.teach = teach                    # teaching mode's threshold, None when off
+        self.teach_task: Optional[asyncio.Task] = None
         self._rebuild(list(actions))
 
     # --- the true state (server only)
 
     def _rebuild(self, actions: list) -> None:
+        self.checking: Optional[int] = None   # the human's decision being valued by teaching mode
+        self.pending: Optional[dict] = None   # its check (tne_ai.teach) when it waits for the human's answer
         self.state = self.initial.clone()
         self.actions, self.events, self.moves = [], [], []
         self.last: Optional[dict] = None
@@ -271,6 +304,8 @@ class Game:
             heads["engine_seed"] = str(self.seed)
         if self.reshuffles:
             heads["reshuffled"] = str(self.reshuffles)
+        if self.teach is not None:
+            heads["teach"] = f"{self.teach:g}"
         rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
         for a in self.actions:
             rec.apply(a)
@@ -336,6 +371,9 @@ class Game:
             "last": self.last,
             "conflict": None, "over": None,
             "can_undo": self.undo_point() is not None,
+            "teach": {"on": self.teach is not None, "threshold": self.teach},
+            "checking": None if self.checking is None else A.format_action(self.checking),
+            "teaching": self.teaching(),
         }
         cf = obs["conflict"]
         if cf is not None and obs["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
@@ -352,8 +390,12 @@ class Game:
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
         last = self.last["move"] if self.last and self.last["squares"] else None
-        view["svg"] = board_svg(obs, last=last, selectable=selectable,
-                                title=f"seat {human}'s view")
+        title, best = f"seat {human}'s view", ()
+        if self.pending:                      # a teaching warning: the decision ringed, the engine's best marked
+            last, best = self.pending["move"], action_squares(self.pending["best_action"])
+            title += f" · yours: {last} (ringed) · the engine's: {self.pending['best']} (dashed square)"
+        view["svg"] = board_svg(obs, last=last, selectable=() if self.pending else selectable, highlight=best,
+                                title=title)
         return view
 
     # --- the human's decisions
@@ -365,14 +407,71 @@ class Game:
                 return i
         return None
 
-    def play(self, text) -> int:
-        """Apply the human's decision in notation (GameError says why it cannot be)."""
+    def teaching(self) -> Optional[dict]:
+        """Return the teaching warning waiting for the human's answer, as the page shows it, or None."""
+        c = self.pending
+        if c is None:
+            return None
+        return {"move": c["move"], "best": c["best"], "best_squares": action_squares(c["best_action"]),
+                "loss": c["loss"], "loss_low": c["loss_low"], "loss_high": c["loss_high"], "units": c["units"],
+                "played_win": c["played_win"], "best_win": c["best_win"], "threshold": c["threshold"],
+                "iterations": c["iterations"], "text": warning_text(c, "–"), "answers": dict(ANSWERS)}
+
+    def set_teach(self, on, threshold=None) -> None:
+        """Switch teaching mode on (at `threshold`, else the game's or the default) or off (GameError if bad)."""
+        if not isinstance(on, bool):
+            raise GameError("teach: \"on\" must be true or false")
+        if not on:
+            self.teach = None
+            return
+        self.teach = teach_setting(threshold if threshold is not None else (self.teach or True))
+
+    def teach_job(self) -> Optional[tuple]:
+        """Return the arguments of teach_check for the decision being checked, else None."""
+        if self.checking is None:
+            return None
+        return (self.observation(), self.checking, len(self.actions), worker_seed(self.seed, 2000),
+                self.teach or DEFAULT_THRESHOLD)
+
+    def checked(self, check: dict, version: int) -> Optional[bool]:
+        """Take a teaching check's result: None if the position or decision changed meanwhile (dropped),
+        True if it warns (the decision waits for an answer), False if the decision was played."""
+        if version != self.version or self.checking != check["action"]:
+            return None
+        self.checking = None
+        if check["warn"] and self.teach is not None:      # (switched off meanwhile: no warning)
+            self.pending = check
+            return True
+        self._apply(check["action"])
+        return False
+
+    def answer_teaching(self, answer) -> Optional[int]:
+        """Answer the teaching warning: play (it anyway), back (take it back) or best; return the decision played."""
+        if self.pending is None:
+            raise GameError("nothing to answer: no teaching warning is waiting")
+        if answer not in ANSWERS:
+            raise GameError(f"a teaching answer is play ({ANSWERS['play']}), back ({ANSWERS['back']}) or best "
+                            f"({ANSWERS['best']}), got {str(answer)[:20]!r}")
+        check, self.pending = self.pending, None
+        if answer == "back":
+            return None
+        action = check["action"] if answer == "play" else check["best_action"]
+        self._apply(action)
+        return action
+
+    def decision(self, text) -> int:
+        """Return the human's decision in notation, if legal now (GameError says why not); nothing is applied."""
         if not isinstance(text, str) or not text.strip() or len(text) > 64:
             raise GameError("a move is a decision in notation, e.g. \"tile r f7\"")
         if self.over:
             raise GameError("the game is over")
         if self.state.to_act != self.human:
             raise GameError(f"it is not your turn: seat {self.state.to_act} is to act")
+        if self.checking is not None:
+            raise GameError(f"teaching mode is still checking {A.format_action(self.checking)}: wait for it")
+        if self.pending is not None:
+            raise GameError(f"answer the teaching warning about {self.pending['move']} first: play it anyway, "
+                            f"take it back or play the engine's best")
         try:
             action = A.parse_action(text.strip().lower())
         except (NotationError, EngineError) as e:
@@ -380,6 +479,15 @@ class Game:
         if action not in self.state.legal_actions():
             reason = why_illegal(self.observation(), action)
             raise GameError(f"{A.format_action(action)!r} is not legal now: {reason}")
+        return action
+
+    def play(self, text) -> Optional[int]:
+        """Apply the human's decision in notation (GameError says why it cannot be); with teaching mode on and
+        a choice to make, only mark it for checking (`checking`) and return None."""
+        action = self.decision(text)
+        if self.teach is not None and len(self.state.legal_actions()) > 1:
+            self.checking = action
+            return None
         self._apply(action)
         return action
 
@@ -426,8 +534,9 @@ class Game:
         return True
 
 
-def new_game(players=2, board="standard", variants=(), human=0, engines=None, seed=None) -> Game:
-    """Start a game: `engines` maps every other seat to an EngineSeat (default 1000 iterations)."""
+def new_game(players=2, board="standard", variants=(), human=0, engines=None, seed=None, teach=None) -> Game:
+    """Start a game: `engines` maps every other seat to an EngineSeat (default 1000 iterations); `teach`: a
+    teaching threshold, or None (off)."""
     if type(players) is not int or not 2 <= players <= 4:
         raise GameError(f"players must be 2, 3 or 4, got {players!r}")
     if board not in BOARD_NAMES:
@@ -444,7 +553,7 @@ def new_game(players=2, board="standard", variants=(), human=0, engines=None, se
     if seed is None:
         seed = random.SystemRandom().randrange(2 ** 62)
     state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
-    return Game(state, human, engines, seed)
+    return Game(state, human, engines, seed, teach=teach)
 
 
 def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[EngineSeat] = None) -> Game:
@@ -486,5 +595,7 @@ def resume_game(text: str) -> Game:
         if not _is_count(heads.get("engine_seed")):
             raise GameError("no [engine_seed N] header")
         game.seed = int(heads["engine_seed"])
+    if "teach" in heads:
+        game.teach = teach_setting(heads["teach"])
     game.id = game_id
     return game

@@ -45,12 +45,13 @@ function receive(m) {
   else if (m.type === "thinking") { $("status").textContent = "seat " + m.seat + " is thinking…"; }
   else if (m.type === "hint") { if (view && m.version === view.version && hintFor === m.version) showHint(m); }
   else if (m.type === "error") { say(m.message); }
+  // "teaching" (a warning) needs nothing either: the state that follows holds it (view.teaching)
   // "event" (an engine's decision) needs nothing: the state that follows lists it, with a conflict's outcome
 }
 
 // the legal decisions the current selection allows, and their squares
 function targets() {
-  if (!view || !view.your_turn) return [];
+  if (!view || !view.your_turn || teachingBusy()) return [];
   if (view.phase === "action") {
     if (!prefix) return [];
     return view.legal.filter((m) => m.startsWith(prefix + " ") && squareOf(m));
@@ -68,11 +69,13 @@ function render() {
   });
   let status;
   if (v.over) status = "Game over (" + v.over.end_reason + "): " + v.over.ranks.map((r, s) => (s === v.seat ? "you" : "seat " + s) + " rank " + (r + 1)).join(", ");
+  else if (v.checking) status = "Teaching mode: checking " + v.checking + "…";
+  else if (v.teaching) status = "Teaching mode: " + v.teaching.move + " loses too much";
   else if (v.your_turn) status = "Your decision (seat " + v.seat + ")";
   else status = "Seat " + v.to_act + " to act" + (v.thinking !== null ? " (thinking…)" : "");
   $("status").textContent = status + " · bag " + v.bag_size;
   $("prompt").textContent = v.prompt;
-  renderHand(); renderButtons(); renderConflict(); renderSeats(); renderMoves(); renderNews();
+  renderHand(); renderButtons(); renderConflict(); renderSeats(); renderMoves(); renderNews(); renderTeaching();
   $("undo").disabled = !v.can_undo;
   $("hint").disabled = !!v.over;
 }
@@ -107,7 +110,7 @@ function renderButtons() {
   const box = $("buttons"), opts = $("options");
   box.replaceChildren(); opts.replaceChildren();
   const v = view;
-  if (!v.your_turn) return;
+  if (!v.your_turn || teachingBusy()) return;
   if (v.phase === "action") {
     const me = v.seats[v.seat];
     "krbg".split("").forEach((c) => {
@@ -145,7 +148,7 @@ function renderConflict() {
   box.appendChild(el("p", {}, c.kind + " over the " + c.colour.toUpperCase() + " leader: attacker seat " + c.attacker +
     " at " + c.attacker_leader + " strength " + c.attacker_base + (c.attacker_commit !== null ? " + " + c.attacker_commit + " committed = " + a : "") +
     "; defender seat " + c.defender + " at " + c.defender_leader + " strength " + c.defender_base + "."));
-  if (view.your_turn) {
+  if (view.your_turn && !teachingBusy()) {
     box.appendChild(el("p", {}, "Commit " + c.tile_colour.toUpperCase() + " tiles:"));
     view.legal.filter((m) => m.startsWith("commit ")).forEach((m) => button(m, () => play(m), box));
   }
@@ -191,6 +194,48 @@ function renderNews() {
   }
   box.replaceChildren(...told.map((t) => el("p", {class: "outcome"}, t)));
   box.hidden = !told.length;
+}
+
+// ---- teaching mode: the new-game form's field (#teachfield), the warning (#teaching)
+
+// whether a decision of the human's waits for teaching mode (checked, or warned of): no other decision meanwhile
+function teachingBusy() { return !!(view && (view.checking || view.teaching)); }
+
+// the form's teaching setting: null (off) or the threshold typed (as typed when it is no number: the server says why)
+function teachSetting() {
+  const f = $("newgame"), t = parseFloat(f.teachthreshold.value);
+  return f.teach.checked ? (Number.isFinite(t) ? t : f.teachthreshold.value) : null;
+}
+
+// the form's field shows the game's setting, and a change of it switches the game in play
+function renderTeachField() {
+  const f = $("newgame");
+  if (document.activeElement === f.teachthreshold) return;     // not while the player types a threshold
+  f.teach.checked = view.teach.on;
+  if (view.teach.on) f.teachthreshold.value = view.teach.threshold.toFixed(2);
+}
+function sendTeachSetting() {
+  if (!view || view.over) return;
+  const t = teachSetting();
+  send(t === null ? {type: "teach", on: false} : {type: "teach", on: true, threshold: t});
+}
+
+function renderTeaching() {
+  renderTeachField();
+  const box = $("teaching"), t = view.teaching;
+  box.replaceChildren();
+  box.hidden = !t;
+  if (!t) return;
+  box.appendChild(el("p", {class: "warning"}, "Teaching mode: " + t.text + "."));
+  const pct = (x) => Math.round(100 * x) + "%";
+  if (t.units === "win chance")
+    box.appendChild(el("p", {class: "note"}, "Your chance of winning after " + t.move + ": " + pct(t.played_win) +
+      "; after " + t.best + " (dashed square on the board): " + pct(t.best_win) + ". Warned because the loss's 95% " +
+      "lower bound reaches " + t.threshold.toFixed(2) + " (" + t.iterations + " iterations a search)."));
+  const answer = (a) => () => send({type: "teach_answer", answer: a});
+  button("Take it back", answer("back"), box).className = "back";
+  button("Play " + t.move + " anyway", answer("play"), box).className = "play";
+  button("Play " + t.best, answer("best"), box).className = "best";
 }
 
 function clearHint() {
@@ -255,6 +300,7 @@ $("newgame").onsubmit = async (ev) => {
   const body = {players: +f.players.value, human: Math.min(+f.human.value, +f.players.value - 1),
                 board: f.board.value, variants: ["english", "buildings", "wonder"].filter((n) => f[n].checked),
                 engines: {[f.limit.value]: amount}};
+  body.teach = teachSetting();
   const r = await fetch("/api/games", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const j = await r.json();
   if (!r.ok) { say(j.error); return; }
@@ -264,11 +310,14 @@ $("loadfile").onchange = async (ev) => {
   const file = ev.target.files[0];
   if (!file) return;
   const f = $("newgame");
-  const r = await fetch("/api/games/load?" + f.limit.value + "=" + parseInt(f.amount.value, 10), {method: "POST", body: await file.text()});
+  const teach = teachSetting() === null ? "" : "&teach=" + encodeURIComponent(teachSetting());
+  const r = await fetch("/api/games/load?" + f.limit.value + "=" + parseInt(f.amount.value, 10) + teach, {method: "POST", body: await file.text()});
   const j = await r.json();
   if (!r.ok) { say(j.error); return; }
   connect(j.game);
 };
+$("newgame").teach.onchange = sendTeachSetting;
+$("newgame").teachthreshold.onchange = () => { if ($("newgame").teach.checked) sendTeachSetting(); };
 setInterval(() => send({type: "ping", t: Date.now()}), 30000);
 const start = new URLSearchParams(location.search).get("game");
 if (start) connect(start);
