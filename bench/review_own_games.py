@@ -6,8 +6,9 @@ Each game is ISMCTS (seat 0, `--iterations` a decision, seed S) against
 greedy (seat 1), dealt with seed S; seat 0's decisions are then reviewed at
 the same iterations with review seed 0. Every decision seat 0 played was the
 engine's own choice, so a loss the review reports there is mostly noise: the
-mean loss should be near 0 and the marks few. Prints, per game, the
-decisions, how many the review's search agreed with, the mean loss in win
+mean loss should be near 0, the accuracy near 100 and the marks few.
+Prints, per game, the decisions, how many the review's search agreed with,
+how many were one of its best's equals, the accuracy, the mean loss in win
 chance and the marks; one run of this script.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ def main() -> None:
     args = ap.parse_args()
     limits = Limits(iterations=args.iterations)
     print(f"ISMCTS at {args.iterations} iterations (seat 0) against greedy, seat 0 reviewed at {args.iterations}")
-    print(f"{'seed':>4} {'decisions':>9} {'agreed':>6} {'mean loss':>9}  marks")
+    print(f"{'seed':>4} {'decisions':>9} {'agreed':>6} {'equal':>5} {'accuracy':>8} {'mean loss':>9}  marks")
     losses = []
     for seed in args.seeds:
         game = play_game([ISMCTSAgent(seed, limits=limits), GreedyAgent(seed)], seed, limits=limits)
@@ -37,7 +38,9 @@ def main() -> None:
         (s,) = doc["summary"]
         losses.append(s["mean_loss"])
         marks = ", ".join(f"{n} {c}" for n, c in s["marks"].items())
-        print(f"{seed:>4} {s['decisions']:>9} {s['agreed']:>6} {s['mean_loss']:>9.4f}  {marks} "
+        accuracy = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}"
+        print(f"{seed:>4} {s['decisions']:>9} {s['agreed']:>6} {s['equal']:>5} {accuracy:>8} "
+              f"{s['mean_loss']:>9.4f}  {marks} "
               f"(loss in {doc['loss_units']})")
     print(f"mean of the games' mean losses: {sum(losses) / len(losses):.4f}")
 

@@ -5,7 +5,10 @@ the public position plus the analysing seat's own tiles. Nothing here ever
 sees another seat's hand or the bag, so an analysis cannot depend on them.
 
 - The seat to act: ISMCTS ranks its decisions (visits, mean value, 95%
-  bounds, principal variation).
+  bounds, principal variation); `equally_good` lists the best and the
+  decisions the search cannot tell from it (equally_good: their 95%
+  intervals overlap), the one rule of a tie for the CLI, the web, the
+  hints and the review.
 - A seat that is not to act has no decision to rank; its value is estimated
   from its own observation alone: worlds are dealt from what it knows
   (engine.info.determinize) and in each the acting seat's search, given the
@@ -32,6 +35,8 @@ from search.calibration import position_facts, win_chance
 from search.ismcts import ISMCTS, SearchResult, worker_seed
 
 DEFAULT_SAMPLES = 8
+# a candidate searched fewer times has too rough a 95% interval to be called the best's equal
+TIE_MIN_VISITS = 10
 
 # progress(label, limits) -> an ISMCTS progress callback or None
 ProgressFactory = Callable[[str, Limits], Optional[Callable[[SearchResult], None]]]
@@ -51,12 +56,30 @@ def candidate_json(rank: int, c, obs: Optional[dict] = None, seat: int = 0, fact
     return out
 
 
+def equally_good(candidates: list, best: Optional[dict] = None) -> list:
+    """Return the candidates the search cannot tell from the best: their 95% intervals overlap the best one's.
+
+    `candidates` are candidate_json dicts in the caller's order, `best` the
+    one the others are compared with (default the first). The best is
+    always in the list; another needs TIE_MIN_VISITS visits, for fewer give
+    a 95% interval too rough to call it an equal.
+    """
+    if not candidates:
+        return []
+    best = candidates[0] if best is None else best
+    return [c for c in candidates
+            if c is best or c["move"] == best["move"]
+            or (c["visits"] >= TIE_MIN_VISITS and c["high"] >= best["low"] and best["high"] >= c["low"])]
+
+
 def analyse_to_act(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed: int,
                    progress: ProgressFactory = _no_progress) -> dict:
     """Search the decision of the seat to act from its observation; return the analysis."""
     result = searcher.search(obs, seat, limits, seed=seed, progress=progress(f"seat {seat}", limits))
     best = next(c for c in result.candidates if c.action == result.best)
     facts = position_facts(obs)
+    candidates = [candidate_json(i + 1, c, obs, seat, facts) for i, c in enumerate(result.candidates)]
+    top = next(c for c in candidates if c["action"] == result.best)
     return {
         "seat": seat, "to_act": True, "hand": list(obs["hand"]),
         "iterations": result.iterations, "seconds": result.seconds,
@@ -65,7 +88,8 @@ def analyse_to_act(searcher: ISMCTS, obs: dict, seat: int, limits: Limits, seed:
         "value": result.root_value[seat], "root_value": list(result.root_value),
         "win_chance": win_chance(obs, seat, best.mean, best.low, best.high, facts),
         "best": result.best_move,
-        "candidates": [candidate_json(i + 1, c, obs, seat, facts) for i, c in enumerate(result.candidates)],
+        "equally_good": [c["move"] for c in equally_good(candidates, top)],
+        "candidates": candidates,
     }
 
 

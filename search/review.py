@@ -27,10 +27,35 @@ own tiles, never the true hidden tiles) and reports:
   `loss_units` says so;
 - a mark by the interval's lower bound (MARKS), so only a loss the noise
   does not explain is marked: `inaccuracy` from 0.05, `mistake` from 0.10,
-  `blunder` from 0.20 (a loss of 0.10 is ten points of win chance).
+  `blunder` from 0.20 (a loss of 0.10 is ten points of win chance);
+- `equally_good`: the engine's best and the decisions its root search
+  cannot tell from it (search.analysis.equally_good: 95% intervals that
+  overlap the best one's). A decision played that is one of them is
+  treated like the best: no further search, its loss is 0 (the search
+  cannot say it lost anything);
+- `accuracy`: 0..100 from the loss (decision_accuracy, Lichess's curve);
+  None where the loss is not in win chance.
+
+Accuracy. A decision's accuracy is Lichess's curve of the drop in win
+chance d, in percentage points (d = 100 * loss):
+
+    accuracy(d) = 103.1668 * exp(-0.04354 * d) - 3.1669, clipped to 0..100
+
+so 100 is a decision the search cannot fault (d = 0, where the curve's
+99.9999 is taken as 100), 5 points of win chance lost gives 79.8, 10 gives 63.6, 20 gives
+40.0, 50 gives 8.5, and from 80 on it is 0. A seat's game accuracy
+(game_accuracy) is the mean of two means of its decisions' accuracies: the
+arithmetic mean, and the harmonic mean (each accuracy counted as at least
+1), which a few bad decisions pull down much more than many good ones pull
+up, as a game is lost by its worst decisions. 100 means every decision was the engine's best, or one the
+search cannot tell from it. Lichess also weights its arithmetic mean by the
+game's volatility; that is left out here, so every decision counts alike.
+Where no calibration map ships (`loss_units` "search value") the loss is
+not a drop in win chance, the curve does not apply and the accuracy is
+None, with the reason (ACCURACY_NO_MAP).
 
 A decision costs one search of the review's size, three when the decision
-played is not the engine's best (`searches`).
+played is neither the engine's best nor one of its equals (`searches`).
 
 Decisions are searched independently with seeds derived from the review's
 seed and the decision's number (ply), so the result is the same however many
@@ -51,7 +76,7 @@ from engine.actions import format_action
 from engine.info import determinize, observation
 from engine.record import record_start, replay_record
 from search.agent import Limits, SearchError
-from search.analysis import DEFAULT_SAMPLES, analyse
+from search.analysis import DEFAULT_SAMPLES, analyse, candidate_json, equally_good
 from search.calibration import load_map, win_chance
 from search.arena.backends import exit_with_parent
 from search.ismcts import ISMCTS, worker_seed
@@ -60,6 +85,27 @@ from search.params import SearchParams
 # (mark, smallest loss), largest first
 MARKS = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))
 LARGEST_SHOWN = 5
+# Lichess's accuracy curve of the drop in win chance, in percentage points
+ACCURACY_SCALE, ACCURACY_DECAY, ACCURACY_OFFSET = 103.1668, 0.04354, 3.1669
+ACCURACY_NO_MAP = ("no accuracy: no win-chance map ships for this player count and board, so the loss is in "
+                   "search values, not a drop in win chance")
+
+
+def decision_accuracy(loss: float) -> float:
+    """Return a decision's accuracy, 0..100, from its loss in win chance (0..1): Lichess's curve, see above."""
+    drop = 100.0 * max(0.0, loss)
+    if drop == 0.0:
+        return 100.0        # the curve's 99.9999 there is the rounding of its constants
+    return min(100.0, max(0.0, ACCURACY_SCALE * math.exp(-ACCURACY_DECAY * drop) - ACCURACY_OFFSET))
+
+
+def game_accuracy(accuracies: list) -> Optional[float]:
+    """Return a seat's game accuracy: the mean of the arithmetic and harmonic means of its decisions' accuracies."""
+    if not accuracies:
+        return None
+    arithmetic = sum(accuracies) / len(accuracies)
+    harmonic = len(accuracies) / sum(1.0 / max(1.0, a) for a in accuracies)
+    return (arithmetic + harmonic) / 2
 
 
 def mark_for(loss: float) -> Optional[str]:
@@ -142,9 +188,12 @@ def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
     result = searcher.search(before, seat, limits, seed=s)
     best = result.candidates[0]
     played = next((c for c in result.candidates if c.action == action), None)
-    if action == best.action:
-        best_value = played_value = best.mean
-        best_win = played_win = _chance(before, seat, best.mean, best.low, best.high)[0]
+    tied = equally_good([candidate_json(i + 1, c) for i, c in enumerate(result.candidates)])
+    if action == best.action or any(c["action"] == action for c in tied):
+        # the engine's best or one the search cannot tell from it: nothing is lost
+        best_value, played_value = best.mean, played.mean
+        best_win = _chance(before, seat, best.mean, best.low, best.high)[0]
+        played_win = _chance(before, seat, played.mean, played.low, played.high)[0]
         raw, low, high, source, searches = 0.0, 0.0, 0.0, "search", 1
     else:
         # like with like: both decisions valued by equal searches from one dealt world, one seed
@@ -157,6 +206,7 @@ def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
         half = math.hypot(max(best_win - b_low, b_high - best_win), max(played_win - p_low, p_high - played_win))
         low, high, source, searches = raw - half, raw + half, "after", 3
     loss = max(0.0, raw)
+    mapped = load_map(int(before["players"]), str(before["board"])) is not None
     return {
         "ply": ply, "seat": seat, "played": format_action(action), "played_action": action,
         "best": best.move, "best_action": best.action, "best_value": best_value,
@@ -166,23 +216,30 @@ def review_decision(searcher: ISMCTS, item: tuple, limits: Limits, seed: int,
         "search_value": best.mean,
         "loss": loss, "loss_low": max(0.0, low), "loss_high": max(0.0, high),
         "mark": mark_for(max(0.0, low)),
+        "accuracy": decision_accuracy(loss) if mapped else None,
+        "equally_good": [c["move"] for c in tied],
         "candidates": len(result.candidates),
         "iterations": result.iterations, "seconds": result.seconds, "searches": searches,
     }
 
 
 def summarise(decisions: list, players: int) -> list:
-    """Return per seat: decisions reviewed, mean loss, marks counted, the largest losses with their ply."""
+    """Return per seat: decisions reviewed, accuracy, mean loss, marks counted, the largest losses with their ply."""
     out = []
     for seat in range(players):
         mine = [d for d in decisions if d["seat"] == seat]
         if not mine:
             continue
         largest = sorted(mine, key=lambda d: (-d["loss"], d["ply"]))[:LARGEST_SHOWN]
+        accuracies = [d["accuracy"] for d in mine]
+        known = None not in accuracies
         out.append({
             "seat": seat, "decisions": len(mine),
+            "accuracy": game_accuracy(accuracies) if known else None,
+            **({} if known else {"accuracy_note": ACCURACY_NO_MAP}),
             "mean_loss": sum(d["loss"] for d in mine) / len(mine),
             "agreed": sum(d["played_action"] == d["best_action"] for d in mine),
+            "equal": sum(d["played_action"] != d["best_action"] and d["played"] in d["equally_good"] for d in mine),
             "marks": {name: sum(d["mark"] == name for d in mine) for name, _ in MARKS},
             "largest": [{"ply": d["ply"], "played": d["played"], "best": d["best"], "loss": d["loss"],
                          "mark": d["mark"]} for d in largest if d["loss"] > 0],

@@ -71,6 +71,8 @@ def untimed(answer: dict) -> dict:
     if isinstance(a.get("analysis"), dict):
         for key in TIMING:
             a["analysis"].pop(key, None)
+    if isinstance(a.get("review"), dict):
+        a["review"].pop("seconds", None)
     return a
 
 
@@ -287,6 +289,33 @@ def test_explain_is_included_on_request(server):
     assert a["explain"]["seat"] == 0 and len(a["explain"]["seats"]) == 2
 
 
+def test_include_review_gives_the_played_decisions_losses_and_each_seats_accuracy(server):
+    """A review query's turns are `tne-ai review --seed S`'s decisions at those plies; the last answer sums them up."""
+    from search.agent import Limits
+    from search.review import record_decisions, review_items, summarise
+    query = {"id": "rev", "record": GAME_TEXT, "analyzeTurns": [12, 2, 3], "includeReview": True,
+             "iterations": 60, "seed": 4, "candidates": 1}
+    answers = server.ask(query)
+    assert sorted(a["turnNumber"] for a in answers) == [2, 3, 12] and answers[-1]["isFinal"] is True
+    _, items = record_decisions(GAME_TEXT)
+    expected = review_items([it for it in items if it[0] in (2, 3, 12)], Limits(iterations=60), seed=4)
+    got = {a["turnNumber"]: a for a in answers}
+    for d in expected:
+        review = dict(got[d["ply"]]["review"])
+        assert review.pop("seconds") >= 0 and review == {k: v for k, v in d.items() if k != "seconds"}
+        assert got[d["ply"]]["played"] == d["played"] and review["seat"] == got[d["ply"]]["seat"]
+        assert review["accuracy"] is not None and review["equally_good"][0] == review["best"]
+    summary = answers[-1]["reviewSummary"]
+    assert summary == summarise(expected, 2)
+    assert [s["seat"] for s in summary] == sorted({d["seat"] for d in expected})
+    assert all("reviewSummary" not in a for a in answers[:-1])
+    # a seat named that is not the one to act at a turn gets its analysis there, and no review
+    (waiting,) = server.ask({"id": "rev-seat", "record": GAME_TEXT, "analyzeTurns": [2], "seat": 0,
+                             "includeReview": True, "iterations": 40, "samples": 2})
+    assert waiting["analysis"]["to_act"] is False and "review" not in waiting
+    assert waiting["reviewSummary"] == []
+
+
 def test_concurrent_queries_all_finish_and_health_is_answered_meanwhile(server):
     queries = [{"id": f"c{i}", "startpos": {"players": 2 + i % 3, "seed": i}, "iterations": 300 + 50 * i}
                for i in range(8)]
@@ -500,6 +529,13 @@ def bad_queries() -> list:
         (json.dumps({"id": "sr5", "seatRecord": SEAT1_TEXT, "analyzeTurns": [4]}), "sr5", "analyzeTurns",
          "'draw' event"),
         (json.dumps({"id": "sr6", "seatRecord": SEAT1_TEXT, "hand": "kkrbgg"}), "sr6", "hand", "seat record"),
+        (json.dumps({"id": "rv1", "record": GAME_TEXT, "includeReview": True}), "rv1", "includeReview",
+         "needs analyzeTurns"),
+        (json.dumps({"id": "rv2", "record": GAME_TEXT, "analyzeTurns": [1], "includeReview": 1}), "rv2",
+         "includeReview", "expected true or false"),
+        (json.dumps({"id": "rv3", "seatRecord": SEAT1_TEXT, "analyzeTurns": [2], "includeReview": True}), "rv3",
+         "includeReview", "applies to a record"),
+        (q("rv4", includeReview=True), "rv4", "includeReview", "not to startpos"),
         (json.dumps({"id": "act1", "action": "fly"}), "act1", "action", "expected one of"),
         (json.dumps({"id": "act2", "action": "terminate"}), "act2", "terminateId", "missing"),
         (json.dumps({"id": "act3", "action": "terminate", "terminateId": 5}), "act3", "terminateId",

@@ -9,8 +9,9 @@ review, the empty panels must stay hidden. A screenshot of each page and size
 goes to the test's temporary folder.
 
 The README's and docs/web.md's pictures are the 1280x900 ones: with
-TNE_SCREENSHOTS=1 they are written to docs/images/play.png and
-docs/images/review.png (docs/web.md, "Screenshots"):
+TNE_SCREENSHOTS=1 they are written to docs/images/play.png,
+docs/images/review.png and docs/images/review-accuracy.png (a decision as
+good as the engine's best; docs/web.md, "Screenshots"):
 
     TNE_SCREENSHOTS=1 python -m pytest tests/test_browser_layout.py
 
@@ -57,9 +58,9 @@ def game_id(server_url):
 
 @pytest.fixture(scope="module")
 def review_id(server_url):
-    """A review of the review game's first 40 decisions (30 iterations each), waited for."""
+    """A review of the review game's first 40 decisions (100 iterations each), waited for."""
     from selenium.webdriver.support.ui import WebDriverWait
-    rid = post(server_url + "api/review?iterations=30&seed=1", opening(40).encode())["review"]
+    rid = post(server_url + "api/review?iterations=100&seed=1", opening(40).encode())["review"]
 
     def done(_):
         with urllib.request.urlopen(server_url + "api/review/" + rid, timeout=60) as r:
@@ -167,7 +168,23 @@ def test_review_page_fits_the_window(server_url, review_id, tmp_path, size):
         assert f"engine's best instead: {best}" in d.find_element(By.ID, "board").get_attribute("textContent")
         check_layout(d, f"review {size}")
         assert d.find_element(By.ID, "message").text == ""
+        # each seat's accuracy above the decision, as the summary gives it
+        summary = d.execute_script("return doc.summary")
+        said = [p.text for p in d.find_elements(By.CSS_SELECTOR, "#accuracy p.accuracy")]
+        assert said == [f"Seat {s['seat']}: accuracy {s['accuracy']:.1f}% over {s['decisions']} decisions"
+                        for s in summary], said
         shoot(d, tmp_path, "review", size)
+        if size == DOCS_SIZE:
+            # the docs' picture of accuracy: a decision as good as the engine's best, which loses nothing
+            tied = d.execute_script("return doc.decisions.filter((x) => x.played !== x.best && "
+                                    "x.equally_good.includes(x.played)).map((x) => x.ply)")
+            assert tied, "at 100 iterations some decisions of this opening tie with the best"
+            d.execute_script("go(arguments[0])", tied[0])
+            wait.until(lambda d: f"ply {tied[0]}: " in d.find_element(By.ID, "board").get_attribute("innerHTML"))
+            assert "as good as the engine's best" in d.find_element(By.ID, "bestnote").text
+            panel = d.find_element(By.ID, "decision").text
+            assert "accuracy 100.0%" in panel and "equally good" in panel, panel
+            shoot(d, tmp_path, "review-accuracy", size)
 
 
 def test_empty_panels_stay_hidden_until_there_is_something(server_url, game_id):

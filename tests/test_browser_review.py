@@ -50,6 +50,12 @@ def test_review_page(server_url, driver, tmp_path):
         wait.until(lambda d: f"ply {n} / 40" in d.find_element(By.ID, "plyno").text)
     wait.until(lambda d: "ply 3: after 3 of 40 decisions" in d.find_element(By.ID, "board").get_attribute("innerHTML"))
     assert "engine's best" in driver.find_element(By.ID, "decision").text
+    # every seat's accuracy, as the review's summary gives it
+    summary = driver.execute_script("return doc.summary")
+    said = [p.text for p in driver.find_elements(By.CSS_SELECTOR, "#accuracy p.accuracy")]
+    assert len(said) == 2 and said == [
+        f"Seat {s['seat']}: accuracy {s['accuracy']:.1f}% over {s['decisions']} decisions" for s in summary]
+    assert "100%: every decision the engine's best" in driver.find_element(By.ID, "accuracy").text
     driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
     wait.until(lambda d: "ply 2 / 40" in d.find_element(By.ID, "plyno").text)
     # the chart: one polyline per seat; a listed mistake jumps to its ply

@@ -80,7 +80,8 @@ def test_analyze_runs_out_of_the_box_on_the_sample():
     assert "built-in sample mid-game" in res.stdout
     assert f"seat {sample.to_act} to act" in res.stdout
     assert re.search(r"rank\s+decision\s+visits\s+avail\s+win%\s+value\s+95% bounds\s+pv", res.stdout)
-    best = re.search(r"^best (.+)$", res.stdout, re.M).group(1)
+    best = re.search(r"^(?:best |equally good as far as the search can tell \(their 95% intervals overlap the most "
+                     r"visited one's\): )([^,]+?)(?:,| and |$)", res.stdout, re.M).group(1)
     assert best in sample.legal_moves()
     # the board is drawn with the analysed seat's hand and nobody else's
     assert res.stdout.count("  [") == 1
@@ -129,6 +130,33 @@ def test_analyze_json_is_ranked_sensible_and_reproducible():
         assert c["availability"] >= c["visits"] > 0
     assert doc["position"] == sample.position()          # the public part only
     assert analysis_json("--iterations", 400, "--seed", 5) == doc
+    # the equals: the best, then every candidate searched 10 times or more whose 95% interval overlaps the best's
+    top = cands[0]
+    assert a["equally_good"] == [c["move"] for c in cands if c is top or (
+        c["visits"] >= 10 and c["high"] >= top["low"] and top["high"] >= c["low"])]
+    assert len(a["equally_good"]) > 1           # 400 iterations cannot tell the sample's best few apart
+
+
+def test_analyze_says_equally_good_decisions_instead_of_one_best():
+    from tne_ai.analysis.analyze import format_analysis
+
+    def cand(rank, move, mean, half, visits):
+        return {"rank": rank, "move": move, "visits": visits, "availability": visits, "mean": mean,
+                "low": mean - half, "high": mean + half, "win_chance": None, "pv": [move], "pv_seats": [0]}
+
+    cands = [cand(1, "tile r a1", 0.50, 0.03, 50), cand(2, "tile r a2", 0.52, 0.03, 40),
+             cand(3, "tile r a3", 0.49, 0.05, 12), cand(4, "tile r a4", 0.30, 0.01, 30)]
+    a = {"seat": 0, "to_act": True, "hand": [1, 2, 2, 1], "iterations": 132, "seconds": 0.1,
+         "iterations_per_second": 1320.0, "workers": 1, "nodes": 133, "win_chance": None, "value": 0.5,
+         "root_value": [0.5, 0.5], "best": "tile r a1", "candidates": cands,
+         "equally_good": ["tile r a1", "tile r a2", "tile r a3"]}
+    text = format_analysis(a, 10).splitlines()
+    assert text[-1] == ("equally good as far as the search can tell (their 95% intervals overlap the most visited "
+                        "one's): tile r a1, tile r a2, tile r a3")
+    assert not any(line.startswith("best ") for line in text)
+    assert format_analysis(a, 2).splitlines()[-1].endswith(": tile r a1, tile r a2 and 1 more (--top 0 lists all)")
+    alone = format_analysis(dict(a, equally_good=["tile r a1"]), 10).splitlines()
+    assert alone[-1] == "best tile r a1"
 
 
 def test_analyze_record_file_at_its_end_and_at_a_ply(tmp_path):
@@ -486,7 +514,8 @@ def test_play_hint_ranks_the_best_decisions_by_value_from_what_you_know_and_chan
         w = c["win_chance"]
         assert line == (f"  {i}. {c['move']:<16} wins {100 * w['win']:.0f}% ({100 * w['low']:.0f}-"
                         f"{100 * w['high']:.0f}%), {c['visits']} visits")
-    tied = [c["move"] for c in best if c["high"] >= best[0]["low"] and best[0]["high"] >= c["low"]]
+    tied = [c["move"] for c in best if c is best[0] or (
+        c["visits"] >= 10 and c["high"] >= best[0]["low"] and best[0]["high"] >= c["low"])]
     said = [line for line in lines if "equally good" in line]
     assert said == ([f"  equally good as far as the search can tell (their intervals overlap): {', '.join(tied)}"]
                     if len(tied) > 1 else [])

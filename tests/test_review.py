@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +16,9 @@ from search.agent import Limits, SearchError
 from search.arena.runner import play_game
 from search.baselines import GreedyAgent
 from search.ismcts import ISMCTSAgent
-from search.review import MARKS, mark_for, record_decisions, review_record
+from search import calibration
+from search.review import (ACCURACY_NO_MAP, MARKS, decision_accuracy, game_accuracy, mark_for, record_decisions,
+                           review_record, summarise)
 from tne_ai.cli import main
 
 
@@ -61,6 +64,11 @@ def test_a_war_fought_with_nothing_committed_is_marked():
     (summary,) = doc["summary"]
     assert summary["seat"] == 0 and summary["marks"][commit["mark"]] >= 1
     assert summary["largest"][0]["ply"] == 1
+    # the commit is not one of the best's equals, and its accuracy is the curve's at its loss
+    assert "commit 0" not in commit["equally_good"] and commit["equally_good"][0] == commit["best"]
+    assert commit["accuracy"] == decision_accuracy(commit["loss"]) < 70
+    assert summary["accuracy"] == pytest.approx(game_accuracy([d["accuracy"] for d in doc["decisions"]]))
+    assert summary["accuracy"] < 90
 
 
 def test_a_game_the_engine_played_at_the_reviews_settings_loses_next_to_nothing():
@@ -84,6 +92,55 @@ def test_a_game_the_engine_played_at_the_reviews_settings_loses_next_to_nothing(
     assert sum(summary["marks"].values()) == 0
 
 
+def test_accuracy_follows_lichess_curve_of_the_win_chance_lost():
+    # 103.1668 * exp(-0.04354 * points lost) - 3.1669, clipped to 0..100
+    assert decision_accuracy(0.0) == 100.0 and decision_accuracy(1e-6) == pytest.approx(100.0, abs=1e-3)
+    assert decision_accuracy(0.05) == pytest.approx(79.82, abs=0.01)
+    assert decision_accuracy(0.10) == pytest.approx(63.58, abs=0.01)
+    assert decision_accuracy(0.20) == pytest.approx(40.02, abs=0.01)
+    assert decision_accuracy(0.50) == pytest.approx(8.53, abs=0.01)
+    assert decision_accuracy(0.81) == decision_accuracy(1.0) == 0.0       # the curve crosses 0 at 80 points
+    grid = [decision_accuracy(k / 100) for k in range(0, 101)]
+    assert all(a >= b for a, b in zip(grid, grid[1:])) and grid[0] > grid[10] > grid[50] > grid[80]
+    assert all(0.0 <= a <= 100.0 for a in grid)
+
+
+def test_game_accuracy_is_the_mean_of_the_arithmetic_and_harmonic_means():
+    assert game_accuracy([]) is None
+    assert game_accuracy([100.0] * 4) == pytest.approx(100.0)
+    # arithmetic 77.5, harmonic 4 / (3/100 + 1/10) = 30.77: one bad decision weighs more than three good ones
+    assert game_accuracy([100.0, 100.0, 100.0, 10.0]) == pytest.approx((77.5 + 4 / 0.13) / 2)
+    # a decision at 0 counts as 1 in the harmonic mean: 2 / (1 + 1/100) = 1.98
+    assert game_accuracy([0.0, 100.0]) == pytest.approx((50.0 + 2 / 1.01) / 2)
+    assert game_accuracy([60.0, 60.0]) == pytest.approx(60.0)
+
+
+def test_summary_accuracy_per_seat_and_none_without_a_map():
+    def decision(ply, seat, loss, accuracy):
+        return {"ply": ply, "seat": seat, "loss": loss, "accuracy": accuracy, "played": f"m{ply}", "best": "b",
+                "played_action": ply, "best_action": -1, "mark": mark_for(loss), "equally_good": ["b", "m1"]}
+    decisions = [decision(0, 0, 0.0, decision_accuracy(0.0)), decision(1, 1, 0.1, decision_accuracy(0.1)),
+                 decision(2, 0, 0.2, decision_accuracy(0.2))]
+    s0, s1 = summarise(decisions, 2)
+    assert s0["accuracy"] == pytest.approx(game_accuracy([decision_accuracy(0.0), decision_accuracy(0.2)]))
+    assert s1["accuracy"] == pytest.approx(decision_accuracy(0.1)) and s1["equal"] == 1 and s0["equal"] == 0
+    (none,) = summarise([decision(0, 0, 0.1, None)], 2)
+    assert none["accuracy"] is None and none["accuracy_note"] == ACCURACY_NO_MAP
+
+
+def test_without_a_win_chance_map_the_review_gives_no_accuracy(monkeypatch):
+    monkeypatch.setitem(calibration._CACHE, calibration.map_path(2, "standard"), None)     # as if none shipped
+    doc = review_record(war_blunder_record(), [0], Limits(iterations=200), seed=1)
+    assert doc["loss_units"] == "search value"
+    assert all(d["accuracy"] is None for d in doc["decisions"])
+    (summary,) = doc["summary"]
+    assert summary["accuracy"] is None and "no win-chance map" in summary["accuracy_note"]
+    from tne_ai.analysis.review import format_review
+    text = format_review(doc, "war.txt")
+    assert "seat 0: no accuracy (no win-chance map for this game); 2 decisions" in text
+    assert "accuracy: 100 when" not in text
+
+
 def test_marks_follow_the_documented_thresholds():
     assert dict(MARKS) == {"blunder": 0.20, "mistake": 0.10, "inaccuracy": 0.05}
     assert [mark_for(x) for x in (0.0, 0.049, 0.05, 0.099, 0.10, 0.199, 0.2, 0.9)] == [
@@ -101,7 +158,11 @@ def test_every_decision_of_the_seats_asked_is_reviewed_in_ply_order():
         assert 0.0 <= d["played_value"] <= 1.0 and 0.0 <= d["best_value"] <= 1.0
         assert d["loss"] >= 0.0 and d["mark"] == mark_for(d["loss_low"])
         assert d["loss_low"] <= d["loss"] <= d["loss_high"]
-        assert (d["loss"] == 0.0 and d["searches"] == 1) if d["played"] == d["best"] else d["searches"] == 3
+        assert d["best"] == d["equally_good"][0]
+        if d["played"] in d["equally_good"]:        # the best, or one the search cannot tell from it
+            assert d["loss"] == d["loss_high"] == 0.0 and d["searches"] == 1 and d["accuracy"] == decision_accuracy(0)
+        else:
+            assert d["searches"] == 3 and d["accuracy"] == decision_accuracy(d["loss"])
     only_one = review_record(text, [1], Limits(iterations=60), seed=3)
     assert {d["seat"] for d in only_one["decisions"]} == {1}
     # the same seed reviews seat 1's decisions the same whichever other seats are reviewed with it
@@ -148,8 +209,12 @@ def test_review_command_text_and_json(tmp_path):
     assert mark in ("mistake", "blunder")
     row = next(line for line in lines if line.split()[:4] == ["1", "0", "commit", "0"])
     assert row.endswith(mark)
-    assert any(line.startswith("seat 0: 2 decisions") and f"1 {mark}" in line for line in lines)
-    assert lines[-2].startswith("best and played: the seat's chance of winning the game after each")
+    accuracy = doc["summary"][0]["accuracy"]
+    assert any(line.startswith(f"seat 0: accuracy {accuracy:.1f}%; 2 decisions") and f"1 {mark}" in line
+               for line in lines)
+    assert lines[-4].startswith("best and played: the seat's chance of winning the game after each")
+    assert lines[-3].startswith("accuracy: 100 when every decision is the engine's best or one of its equals")
+    assert lines[-2].startswith("equal: decisions the search cannot tell from the best")
     assert lines[-1].startswith("marks by loss: inaccuracy >= 0.05, mistake >= 0.10, blunder >= 0.20")
     assert res.stderr == ""                  # no progress bar when not on a terminal
     assert doc == {**doc, "players": 2, "seats": [0], "seed": 1}
@@ -201,3 +266,33 @@ def test_review_processes_exit_when_their_parent_is_killed():
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "review_items(items, Limits(iterations=40), seed=1, jobs=2, progress=progress)\n")
     assert len(pids) >= 2 and left == []      # the two review workers (and the resource tracker)
+
+
+def test_a_recorded_game_reviewed_with_accuracy_and_ties_end_to_end(tmp_path):
+    """The first 20 decisions of tests/data/review-game.txt at 100 iterations: accuracy per seat and ties said."""
+    from pathlib import Path
+    lines = (Path(__file__).parent / "data" / "review-game.txt").read_text().splitlines()
+    record = tmp_path / "first20.txt"
+    record.write_text("\n".join(lines[:30]) + "\n")
+    doc = json.loads(run("review", record, "--iterations", 100, "--seed", 2, "--json").stdout)
+    assert doc["plies"] == 20 and doc["loss_units"] == "win chance"
+    for d in doc["decisions"]:
+        assert d["equally_good"][0] == d["best"]
+        assert d["accuracy"] == pytest.approx(decision_accuracy(d["loss"]))
+        if d["played"] in d["equally_good"]:
+            assert d["loss"] == d["loss_low"] == d["loss_high"] == 0.0 and d["searches"] == 1
+    for s in doc["summary"]:
+        mine = [d for d in doc["decisions"] if d["seat"] == s["seat"]]
+        assert s["accuracy"] == pytest.approx(game_accuracy([d["accuracy"] for d in mine]))
+        assert s["equal"] == sum(d["played"] != d["best"] and d["played"] in d["equally_good"] for d in mine)
+    tied = [d for d in doc["decisions"] if d["played"] != d["best"] and d["played"] in d["equally_good"]]
+    assert tied, "this game at these settings has decisions as good as the engine's best"
+    text = run("review", record, "--iterations", 100, "--seed", 2).stdout
+    rows = {int(line.split()[0]): line for line in text.split("\n\n")[1].splitlines()[1:]}
+    for d in doc["decisions"]:
+        n = len(d["equally_good"])
+        expected = ("" if n == 1 else f"best of {n} equal" if d["played"] == d["best"]
+                    else f"equal to best ({n} equal)" if d in tied else f"best one of {n} equal")
+        assert rows[d["ply"]].endswith(expected), rows[d["ply"]]
+    for s in doc["summary"]:
+        assert f"seat {s['seat']}: accuracy {s['accuracy']:.1f}%; {s['decisions']} decisions" in text

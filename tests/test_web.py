@@ -308,9 +308,11 @@ def test_hint_returns_candidates(client):
         assert values == sorted(values, reverse=True), values
         wins = [c["win_chance"]["win"] for c in h["candidates"]]
         assert wins == sorted(wins, reverse=True), wins
-        # the best one's equals: exactly the candidates whose interval reaches the best one's low end
+        # the best one's equals: exactly the candidates searched 10 times or more whose interval reaches the
+        # best one's low end (listed by value, so none lies above the best one's)
         top = h["candidates"][0]
-        assert h["equal_best"] == [c["move"] for c in h["candidates"] if c["high"] >= top["low"]]
+        assert h["equal_best"] == [c["move"] for c in h["candidates"]
+                                   if c is top or (c["high"] >= top["low"] and c["visits"] >= 10)]
         assert h["equal_best"][0] == top["move"]
         assert h["version"] == msg["version"]        # the page drops a hint of another position
 
@@ -330,6 +332,8 @@ def test_hint_equals_are_the_overlapping_intervals(monkeypatch):
     h = G.hint({}, 180, 1)
     assert [c["move"] for c in h["candidates"]] == ["tile r a2", "tile r a3", "tile r a1"]
     assert h["equal_best"] == ["tile r a2", "tile r a3"]      # a1's interval ends below a2's low end
+    fake[2]["visits"] = 9
+    assert G.hint({}, 180, 1)["equal_best"] == ["tile r a2"]    # 9 visits give too rough an interval
 
 
 # ---------------------------------------------------------------- conflicts: the outcome in words

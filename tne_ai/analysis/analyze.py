@@ -117,7 +117,14 @@ def format_analysis(a: dict, top: int) -> str:
         if hidden > 0:
             out.append(f"      ... {hidden} more visited decision(s) (--top 0 lists all)")
         out.append(CANDIDATES_CAPTION.format(seat=seat))
-        out.append(f"best {a['best']}")
+        tied = a.get("equally_good") or [a["best"]]
+        if len(tied) > 1:
+            listed = [m for m in tied if m in {c["move"] for c in shown}] or [a["best"]]
+            more = f" and {len(tied) - len(listed)} more (--top 0 lists all)" if len(tied) > len(listed) else ""
+            out.append(f"equally good as far as the search can tell (their 95% intervals overlap the most "
+                       f"visited one's): {', '.join(listed)}{more}")
+        else:
+            out.append(f"best {a['best']}")
     else:
         out.append(f"seat {seat} (seat {a['acting_seat']} to act), hand {letters(a['hand'])}: "
                    f"{a['samples']} worlds dealt from seat {seat}'s knowledge, {speed}")

@@ -2,8 +2,9 @@
 
 Every decision of the seats asked is searched from that seat's knowledge at
 that moment; the text report lists each decision's best alternative, the
-values, the loss, its 95% lower bound and its mark, then a summary per
-seat. `--json` prints search.review.review_record's plain data; `--jobs N`
+values, the loss, its 95% lower bound, its mark and the decisions as good as
+the best (search.analysis.equally_good), then a summary per seat with its
+accuracy (search.review.game_accuracy). `--json` prints search.review.review_record's plain data; `--jobs N`
 shares the decisions among N processes (the result does not depend on N); a
 progress bar is drawn on standard error when it is a terminal.
 """
@@ -55,25 +56,45 @@ def format_review(doc: dict, source: str, all_rows: bool = True) -> str:
         best, played = (d["best_win"], d["played_win"]) if chance else (d["best_value"], d["played_value"])
         out.append(f"{d['ply']:>4} {d['seat']:>4}  {d['played']:<16} {d['best']:<16} {best:>6.3f} "
                    f"{played:>6.3f}{flag:1} {d['loss']:>6.3f} {d['loss_low']:>6.3f}  "
-                   f"{d['mark'] or ''}".rstrip())
+                   f"{d['mark'] or ''}{tie_note(d)}".rstrip())
     if not rows:
         out.append("   (no marked decision)")
     out.append("")
     for s in doc["summary"]:
         marks = ", ".join(f"{s['marks'][name]} {name if s['marks'][name] == 1 else PLURAL[name]}"
                           for name, _ in MARKS)
-        out.append(f"seat {s['seat']}: {s['decisions']} decisions, the engine's choice {s['agreed']} times, "
-                   f"mean loss {s['mean_loss']:.3f}; {marks}")
+        accuracy = (f"accuracy {s['accuracy']:.1f}%" if s["accuracy"] is not None else "no accuracy "
+                    "(no win-chance map for this game)")
+        out.append(f"seat {s['seat']}: {accuracy}; {s['decisions']} decisions, the engine's choice "
+                   f"{s['agreed']} times, one of its equals {s['equal']} times, mean loss {s['mean_loss']:.3f}; {marks}")
         if s["largest"]:
             out.append("  largest losses: " + "; ".join(
                 f"ply {x['ply']} {x['played']} (best {x['best']}) {x['loss']:.3f}" for x in s["largest"]))
     units = ("best and played: the seat's chance of winning the game after each; loss: the drop in that chance"
              if chance else "best and played: search values (no win-chance map for this game); loss: their difference")
     out.append(units)
+    if chance:
+        out.append("accuracy: 100 when every decision is the engine's best or one of its equals; each decision "
+                   "103.1668 * exp(-0.04354 * loss in points) - 3.1669, a seat the mean of its decisions' "
+                   "arithmetic and harmonic means (docs/analysis.md)")
+    out.append("equal: decisions the search cannot tell from the best (their 95% intervals overlap; --json "
+               "equally_good lists them); playing one loses nothing")
     out.append("marks by loss: "
                + ", ".join(f"{name} >= {threshold:.2f}" for name, threshold in reversed(MARKS))
                + " (by low, the loss's 95% lower bound); * both values from equal searches just after each decision")
     return "\n".join(out)
+
+
+def tie_note(d: dict) -> str:
+    """Return a review row's tail saying when the engine's best was tied with others (the list is in --json)."""
+    n = len(d.get("equally_good") or [d["best"]])
+    if n < 2:
+        return ""
+    if d["played"] == d["best"]:
+        return f"  best of {n} equal"
+    if d["played"] in d["equally_good"]:
+        return f"  equal to best ({n} equal)"
+    return f"  best one of {n} equal"
 
 
 @click.command("review", epilog="RECORD: a game record file (engine/record.py; tne-ai match --record-dir "

@@ -11,7 +11,9 @@ docs/analysis.md is the specification (fields, answers, actions, errors).
 Every search is given one seat's observation, never a full state (R-INFO-1):
 a position, a game record, a start or a seat record is turned into that
 seat's knowledge here (tne_ai.analysis.knowledge) before anything is queued, and the
-workers run search.analysis.analyse on it.
+workers run search.analysis.analyse on it (and, for a query with
+`includeReview`, search.review.review_decision on the decision played; the
+query's last answer sums up each seat's accuracy, search.review.summarise).
 
 How it runs:
 
@@ -65,6 +67,7 @@ from engine.view import SeatView
 from search.agent import Limits
 from search.analysis import DEFAULT_SAMPLES, analyse
 from search.ismcts import ISMCTS
+from search.review import review_decision, summarise
 from search.twins import TwinError, refuse_twin
 from tne_ai import __version__
 from tne_ai.analysis.knowledge import (KnowledgeError, parse_hand, parse_seat_record, parse_swapped, seat_observation,
@@ -91,7 +94,8 @@ _MASK64 = (1 << 64) - 1
 
 SOURCES = ("position", "startpos", "record", "seatRecord")
 QUERY_FIELDS = ("id",) + SOURCES + ("seat", "hand", "swapped", "analyzeTurns", "iterations", "movetime",
-                                    "seconds", "seed", "samples", "candidates", "priority", "includeExplain")
+                                    "seconds", "seed", "samples", "candidates", "priority", "includeExplain",
+                                    "includeReview")
 STARTPOS_FIELDS = ("players", "board", "variants", "first", "seed")
 ACTIONS = {
     "ping": ("id", "action"),
@@ -242,6 +246,7 @@ class Turn:
     number: int
     obs: dict
     played: Optional[str] = None
+    review: Optional[tuple] = None      # with includeReview: the decision played, as search.review reviews it
 
 
 @dataclass
@@ -262,6 +267,7 @@ class Query:
     candidates: int
     priority: int
     explain: bool
+    review: bool = False
     turns: Optional[list] = None
     size: int = 0               # bytes of the line, while the query waits to be prepared
 
@@ -340,6 +346,13 @@ def _read_request(obj: dict, qid: Optional[str], default_iterations: int):
     candidates = _int(obj, "candidates", 0, MAX_CANDIDATES, 0)
     priority = _int(obj, "priority", -MAX_PRIORITY - 1, MAX_PRIORITY, 0)
     explain = _bool(obj, "includeExplain", False)
+    review = _bool(obj, "includeReview", False)
+    if review and source != "record":
+        raise QueryError("includeReview", f"includeReview applies to a record (every seat's knowledge is needed "
+                                          f"to rebuild the deciding seat's), not to {source}")
+    if review and "analyzeTurns" not in obj:
+        raise QueryError("includeReview", "includeReview needs analyzeTurns: the turns whose decisions to review "
+                                          "(0 to the record's decisions less one)")
     seat = _int(obj, "seat", 0, 3)
     hand_text = _str(obj, "hand")
     swapped_text = _str(obj, "swapped")
@@ -365,7 +378,7 @@ def _read_request(obj: dict, qid: Optional[str], default_iterations: int):
     if hand is not None and source == "seatRecord":
         raise QueryError("hand", "hand: a seat record gives the seat's tiles itself")
     return Query(qid, source, game, seat, hand, swapped, wanted, iterations, seconds, seed, samples, candidates,
-                 priority, explain)
+                 priority, explain, review)
 
 
 def prepare(query: Query) -> list:
@@ -380,7 +393,7 @@ def prepare(query: Query) -> list:
         if query.source == "startpos":
             return [_startpos_turn(query.game, query.seat, query.hand, query.swapped)]
         if query.source == "record":
-            return _record_turns(query.game, query.seat, query.wanted)
+            return _record_turns(query.game, query.seat, query.wanted, query.review)
         return _seat_record_turns(query.game, query.seat, query.wanted)
     except QueryError as e:
         e.id = query.id
@@ -472,7 +485,7 @@ def _startpos_turn(sp: dict, seat, hand, swapped) -> Turn:
     return Turn(0, observation(snap, snap["to_act"] if seat is None else seat))
 
 
-def _record_turns(text: str, seat, wanted) -> list:
+def _record_turns(text: str, seat, wanted, review: bool = False) -> list:
     try:
         final, actions = replay_record(text, engine.new_game, engine.State.from_snapshot)
         state = record_start(text, engine.new_game, engine.State.from_snapshot)
@@ -496,8 +509,14 @@ def _record_turns(text: str, seat, wanted) -> list:
         snap = state.snapshot()
         what = "analyzeTurns" if len(wanted) > 1 or t != n else "record"
         _live(snap, what, f"after decision {t}")
-        at[t] = Turn(t, observation(snap, snap["to_act"] if seat is None else seat),
-                     format_action(actions[t]) if t < n else None)
+        me = snap["to_act"] if seat is None else seat
+        item = None
+        if review and t < n and snap["to_act"] == me:
+            # the decision played, as search.review.record_decisions gives it: the seat's knowledge before and after
+            after = state.clone()
+            after.apply(actions[t])
+            item = (t, me, observation(snap, me), actions[t], observation(after.snapshot(), me))
+        at[t] = Turn(t, observation(snap, me), format_action(actions[t]) if t < n else None, item)
     return [at[t] for t in wanted]
 
 
@@ -615,11 +634,18 @@ def _worker_main(conn, ctrl) -> None:
 
 
 def _run_task(searcher: _Searcher, task: tuple) -> tuple:
-    serial, obs, iterations, seconds, seed, samples, candidates, explain, _source = task
+    serial, obs, iterations, seconds, seed, samples, candidates, explain, item, review_seed, _source = task
     try:
         a = analyse(searcher, obs, Limits(iterations, seconds), seed, samples)
     finally:
         searcher.forget()           # the tree is not kept: every turn is searched afresh
+    review = None
+    if item is not None:
+        try:
+            # the query's own seed, as `tne-ai review --seed` uses it (it derives each ply's from it)
+            review = review_decision(searcher, item, Limits(iterations, seconds), review_seed, samples)
+        finally:
+            searcher.forget()
     if candidates:
         for key in ("candidates", "replies"):
             if key in a:
@@ -628,7 +654,7 @@ def _run_task(searcher: _Searcher, task: tuple) -> tuple:
     if explain:
         from search.explain import explain as explain_position
         extra = explain_position(obs, obs["seat"])
-    return ("ok", serial, a, extra)
+    return ("ok", serial, a, extra, review)
 
 
 class _Worker:
@@ -678,6 +704,7 @@ class _Active:
     queued: int = 0
     running: dict = field(default_factory=dict)      # serial -> _Worker
     cancelled: bool = False
+    reviews: list = field(default_factory=list)      # with includeReview: the turns' reviews answered so far
 
     @property
     def total(self) -> int:
@@ -889,7 +916,7 @@ class AnalysisServer:
             w.task = task
             seed = (q.seed + task.turn.number) & _MASK64
             w.send((serial, task.turn.obs, q.iterations, q.seconds, seed, q.samples, q.candidates, q.explain,
-                    q.source))
+                    task.turn.review, q.seed, q.source))
             # a failed send means the worker died: the collector sees its pipe close and answers the turn
 
     def _finished(self, w: _Worker, reply: tuple) -> None:
@@ -919,12 +946,19 @@ class AnalysisServer:
             answer.update(turnsLeft=left, isFinal=left == 0, analysis=reply[2])
             if reply[3] is not None:
                 answer["explain"] = reply[3]
+            if reply[4] is not None:
+                answer["review"] = reply[4]
+                active.reviews.append(reply[4])
         elif kind == "error":
             answer = dict(head, error=_one_line(reply[2]), field=reply[3])
         else:
             answer = dict(head, error=f"internal error: unexpected worker reply {kind!r}", field="internal")
         if "error" in answer:
             answer.update(turnsLeft=left, isFinal=left == 0)
+        if left == 0 and active.query.review:
+            # every seat's accuracy over the decisions reviewed, as `tne-ai review` sums them up
+            answer["reviewSummary"] = summarise(sorted(active.reviews, key=lambda d: d["ply"]),
+                                                int(task.turn.obs["players"]))
         try:
             self.out.write(answer)
         except (TypeError, ValueError) as e:

@@ -300,7 +300,7 @@ class TerminalGame:
 
     def hint(self) -> None:
         """Search the human's decision from what they know; show the best few decisions, best value first."""
-        from search.analysis import analyse_to_act
+        from search.analysis import analyse_to_act, equally_good
         from search.calibration import describe_chance
         from search.ismcts import ISMCTS
         searcher = ISMCTS()
@@ -319,8 +319,7 @@ class TerminalGame:
             wins = (f"wins {100 * chance['win']:.0f}% ({100 * chance['low']:.0f}-{100 * chance['high']:.0f}%)"
                     if chance else f"search value {c['mean']:.3f} ({c['low']:.3f}-{c['high']:.3f})")
             self.echo(f"  {i}. {c['move']:<16} {wins}, {c['visits']} visits")
-        # the search cannot tell apart decisions whose values' 95% intervals overlap the best one's
-        tied = [c["move"] for c in shown if c["high"] >= shown[0]["low"] and shown[0]["high"] >= c["low"]]
+        tied = [c["move"] for c in equally_good(shown)]
         if len(tied) > 1:
             self.echo(f"  equally good as far as the search can tell (their intervals overlap): {', '.join(tied)}")
         self.echo(HINT_CAPTION if shown and shown[0].get("win_chance") else HINT_CAPTION.replace(

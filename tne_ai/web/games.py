@@ -55,7 +55,7 @@ from engine.record import GameRecorder, record_start, replay_record
 from engine.svg import SEAT_SYMBOLS, board_svg as draw_board
 from engine.view import events_for_seat, letters
 from search.agent import Limits
-from search.analysis import analyse
+from search.analysis import analyse, equally_good
 from search.ismcts import ISMCTS, worker_seed
 from search.twins import TwinError, refuse_twin
 from tne_ai.prompts import conflict_outcome, decision_prompt
@@ -123,9 +123,7 @@ def hint(obs: dict, iterations: int, seed: int) -> dict:
                               "low": round(c["low"], 4), "high": round(c["high"], 4),
                               "win_chance": c["win_chance"],
                               "pv": c["pv"][:6]} for c in searched]
-        # the best one's equals: decisions whose interval reaches the best one's, which the search cannot tell apart
-        top = searched[0] if searched else None
-        out["equal_best"] = [c["move"] for c in searched if top is not None and c["high"] >= top["low"]]
+        out["equal_best"] = [c["move"] for c in equally_good(searched)]
     else:
         out["candidates"], out["equal_best"] = [], []
         out["replies"] = [{"move": r["move"], "share": round(r["share"], 4)}

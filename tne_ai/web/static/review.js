@@ -72,8 +72,13 @@ function renderDecision() {
   const row = (k, v, cls) => { const tr = el("tr", cls ? {"class": cls} : {}); tr.append(el("th", {}, k), el("td", {}, v)); t.append(tr); };
   row("engine's best", d.best + " (wins " + pct(d.best_win) + " of games from there)");
   row("played", d.played + " (wins " + pct(d.played_win) + ")");
+  const equal = d.played !== d.best && d.equally_good.includes(d.played);
   row("loss", pct(d.loss) + " of win chance", d.mark ? "mark " + d.mark : "");
-  row("mark", d.mark || (d.played === d.best ? "agrees with the engine" : "—"), d.mark ? "mark " + d.mark : "");
+  if (d.accuracy !== null) row("accuracy", d.accuracy.toFixed(1) + "%");
+  row("mark", d.mark || (d.played === d.best ? "agrees with the engine" : equal ? "as good as the engine's best" : "—"),
+      d.mark ? "mark " + d.mark : "");
+  if (d.equally_good.length > 1)
+    row("equally good", d.equally_good.join(", ") + " (the search cannot tell them apart: their ranges overlap)");
   box.append(t);
 }
 
@@ -87,6 +92,7 @@ function renderBestNote() {
   note.append(el("span", {"class": "ring played"}), " played from here: " + move.move);
   if (!d) return;
   if (d.best === d.played) { note.append(" — the engine's best too"); return; }
+  if (d.equally_good.includes(d.played)) { note.append(" — as good as the engine's best, " + d.best + ", as far as the search can tell"); return; }
   const named = el("strong", {"class": "best"}, d.best);
   note.append(" · ", el("span", {"class": "ring best"}), " the engine's best here: ", named);
 }
@@ -141,11 +147,26 @@ function markChart() {
   c.setAttribute("x1", xx); c.setAttribute("x2", xx);
 }
 
+// one line per seat: the game accuracy (search.review.game_accuracy), or why there is none
+function showAccuracy() {
+  const box = $("accuracy");
+  box.replaceChildren();
+  for (const s of doc.summary) {
+    const p = el("p", {"class": "accuracy", "data-seat": s.seat});
+    p.append(el("strong", {}, "Seat " + s.seat + ": " + (s.accuracy === null ? "no accuracy" : "accuracy " + s.accuracy.toFixed(1) + "%")),
+      s.accuracy === null ? " (" + s.accuracy_note + ")" : " over " + s.decisions + " decisions");
+    box.append(p);
+  }
+  box.append(el("p", {"class": "caption"}, "100%: every decision the engine's best, or one the search cannot tell from it; " +
+    "each decision scores by the win chance it lost (Lichess's curve: 5 points lost scores 80, 20 points 40)."));
+}
+
 function listMistakes() {
+  showAccuracy();
   const box = $("mistakes");
   box.replaceChildren();
   for (const s of doc.summary) {
-    box.append(el("h3", {}, "Seat " + s.seat + ": " + s.decisions + " decisions, " + s.agreed + " as the engine, mean loss " + pct(s.mean_loss)));
+    box.append(el("h3", {}, "Seat " + s.seat + ": " + s.decisions + " decisions, " + s.agreed + " as the engine, " + s.equal + " as good, mean loss " + pct(s.mean_loss)));
     const ol = el("ol", {"class": "mistakes"});
     if (!s.largest.length) ol.append(el("li", {}, "no loss found"));
     for (const m of s.largest) {
