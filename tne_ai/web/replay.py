@@ -151,9 +151,11 @@ class Review:
         self.cancelled = False
 
     def best_instead(self, ply: int) -> Optional[str]:
-        """Return the engine's best decision where decision `ply` was played, if reviewed and not the one played."""
+        """Return the engine's best decision where decision `ply` was played, if reviewed and better than the one played."""
         d = next((d for d in self.decisions if d["ply"] == ply), None)
-        return d["best"] if d is not None and d["best"] != d["played"] else None
+        if d is None or d["best"] == d["played"] or d["played"] in d.get("equally_good", ()):
+            return None         # the decision played is the best, or one the search cannot tell from it
+        return d["best"]
 
     def board(self, ply: int) -> str:
         """The board after `ply` decisions (ply `ply` as `tne-ai review` counts): the decision played from it ringed, the engine's best instead marked."""
