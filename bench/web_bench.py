@@ -107,13 +107,13 @@ async def pings(http, ws_base: str, n: int) -> list:
     return out
 
 
-def resident_mb(pid: int) -> float:
-    """Return a process's resident memory in MB (Linux /proc)."""
+def resident_mb(pid: int, field: str = "VmRSS") -> float:
+    """Return a process's resident memory in MB (Linux /proc); field "VmHWM": its peak so far."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS line")
+    raise RuntimeError(f"no {field} line")
 
 
 async def flood(http, ws_base: str, n: int, pid: int) -> dict:
