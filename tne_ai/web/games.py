@@ -195,6 +195,37 @@ def board_svg(obs: dict, last=None, highlight=(), selectable=(), title=None) -> 
                       title=title)
 
 
+def seats_view(obs: dict, you: int, labels: dict) -> list:
+    """Return the public facts of every seat in an observation (a view's `seats`; labels: seat -> player name)."""
+    return [{
+        "seat": s, "you": s == you, "dynasty": SEAT_SYMBOLS[s],
+        "player": "you" if s == you else labels.get(s, f"seat {s}"),
+        "scores": dict(zip(A.COLOURS, obs["scores"][s])),
+        "treasures": obs["treasures_taken"][s],
+        "catastrophes_left": obs["catastrophes_left"][s],
+        "hand_size": obs["hand_sizes"][s],
+        "swapped_count": obs["swapped_sizes"][s],
+        "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
+    } for s in range(obs["players"])]
+
+
+def conflict_view(obs: dict) -> Optional[dict]:
+    """Return the conflict being fought in an observation, in the words a view uses, or None."""
+    cf = obs["conflict"]
+    if cf is None or obs["phase"] not in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
+        return None
+    base_a, base_d = conflict_bases(obs)
+    return {
+        "kind": cf["kind"], "colour": A.COLOURS[cf["colour"]],
+        "attacker": cf["attacker"], "defender": cf["defender"],
+        "attacker_leader": A.square_name(cf["attacker_leader"]),
+        "defender_leader": A.square_name(cf["defender_leader"]),
+        "attacker_base": base_a, "defender_base": base_d,
+        "attacker_commit": cf["attacker_commit"] if cf["attacker_commit"] is not None and cf["attacker_commit"] >= 0 else None,
+        "tile_colour": A.COLOURS[A.RED if cf["kind"] == "revolt" else cf["colour"]],
+    }
+
+
 # ---------------------------------------------------------------- a game
 
 
@@ -308,18 +339,7 @@ class Game:
         human = self.human
         legal = self.legal()
         to_act = obs["to_act"]
-        seats = []
-        for s in range(obs["players"]):
-            seats.append({
-                "seat": s, "you": s == human, "dynasty": SEAT_SYMBOLS[s],
-                "player": "you" if s == human else self.engines[s].label(),
-                "scores": dict(zip(A.COLOURS, obs["scores"][s])),
-                "treasures": obs["treasures_taken"][s],
-                "catastrophes_left": obs["catastrophes_left"][s],
-                "hand_size": obs["hand_sizes"][s],
-                "swapped_count": obs["swapped_sizes"][s],
-                "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
-            })
+        seats = seats_view(obs, human, {s: e.label() for s, e in self.engines.items()})
         selectable = sorted({sq for m in legal for sq in [_square_of(m)] if sq})
         view = {
             "type": "state", "game": self.id, "version": self.version, "ply": len(self.actions), "seat": human,
@@ -337,18 +357,7 @@ class Game:
             "conflict": None, "over": None,
             "can_undo": self.undo_point() is not None,
         }
-        cf = obs["conflict"]
-        if cf is not None and obs["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
-            base_a, base_d = conflict_bases(obs)
-            view["conflict"] = {
-                "kind": cf["kind"], "colour": A.COLOURS[cf["colour"]],
-                "attacker": cf["attacker"], "defender": cf["defender"],
-                "attacker_leader": A.square_name(cf["attacker_leader"]),
-                "defender_leader": A.square_name(cf["defender_leader"]),
-                "attacker_base": base_a, "defender_base": base_d,
-                "attacker_commit": cf["attacker_commit"] if cf["attacker_commit"] is not None and cf["attacker_commit"] >= 0 else None,
-                "tile_colour": A.COLOURS[A.RED if cf["kind"] == "revolt" else cf["colour"]],
-            }
+        view["conflict"] = conflict_view(obs)
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
         last = self.last["move"] if self.last and self.last["squares"] else None
