@@ -32,6 +32,11 @@ own tiles, never the true hidden tiles) and reports:
 A decision costs one search of the review's size, three when the decision
 played is not the engine's best (`searches`).
 
+A decision tried in place of the one played (the web review's "Learn from
+your mistakes", try_decision) is valued the same way, with the seed the
+review used for the played and best decisions, so the three compare like with
+like and the played and best values are the review's own.
+
 Decisions are searched independently with seeds derived from the review's
 seed and the decision's number (ply), so the result is the same however many
 processes (`jobs`) share the work. Everything returned is plain data.

@@ -7,6 +7,7 @@ marked mistake. Tries are valued like the review values the decision played
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -121,6 +122,14 @@ def test_a_worse_try_and_one_the_search_cannot_tell_apart(client, review):
     assert worse["verdict"] == "worse", worse
     assert worse["gain_high"] < 0 and worse["tried_win"]["win"] < worse["played_win"]["win"]
     assert worse["mark"] == "mistake" and worse["loss_low"] >= 0.10
+    # docs/web.md shows this answer: its numbers are these, rounded
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "web.md").read_text()
+    shown = json.loads(doc.split("Learn from your mistakes", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+                       .replace('"<svg ..."', '""'))
+    rounded = {k: round(v, 3) if isinstance(v, float) else
+               {a: round(b, 3) for a, b in v.items()} if isinstance(v, dict) else v for k, v in worse.items()}
+    assert {k: v for k, v in shown.items() if k not in ("review", "svg")} == \
+        {k: v for k, v in rounded.items() if k not in ("review", "svg")}
     same = client.post(f"/api/review/{rid}/puzzle/66", json={"seat": 0, "move": "TILE K H4"}).json()
     assert same["tried"] == "tile k h4" and same["verdict"] == "same", same
     assert same["gain_low"] <= 0 <= same["gain_high"]

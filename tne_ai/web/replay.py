@@ -29,6 +29,13 @@ snapshots of every ply stay on the server under the review's unguessable id
 and the boards are drawn on demand. The uploaded record is the user's own
 finished game: its boards are full boards (still drawn without hands).
 
+Learn from your mistakes: once a review is done, a reviewed seat's decisions
+marked mistake or blunder are puzzles (PUZZLE_MARKS). A puzzle is the
+position before the decision as that seat saw it (engine.info.observation,
+drawn and described as the play page's view), and a decision tried there is
+valued by search.review.try_decision in the review pool (`try_one`), like the
+review valued the decision played, one try at a time per review.
+
 Watch: the server computes the decisions as fast as the pool allows and
 streams each one; the page paces what it shows (speed, pause), for live
 games and replayed records alike. A live game's frames carry the public
@@ -65,13 +72,12 @@ from engine.legality import why_illegal
 from engine.position import public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
 from engine.svg import board_svg, decision_squares
-from engine.view import events_for_seat
+from engine.view import events_for_seat, letters
 from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
 from search.review import MARKS, record_decisions, review_decision, summarise, try_decision
 from tne_ai.prompts import decision_prompt
 from tne_ai.web.games import _square_of, board_svg as seat_board_svg, conflict_view, decide, seats_view
-from engine.view import letters
 from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
