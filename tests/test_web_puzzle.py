@@ -259,3 +259,40 @@ def test_a_try_never_peeks_at_the_hidden_tiles(client):
     assert tried[0] == tried[1]
     assert {k: tried[0][k] for k in ("tried_win", "played_win", "best_win", "verdict")} == \
         {k: answers[0][k] for k in ("tried_win", "played_win", "best_win", "verdict")}
+
+
+class NeverRuns(ThreadPoolExecutor):
+    """A review pool that never runs a job: a review that stays running."""
+
+    def submit(self, fn, *args, **kwargs):
+        return Future()
+
+
+def test_puzzles_wait_for_the_review_to_be_done():
+    with TestClient(create_app(workers=1, review_executor=NeverRuns(1))) as c:
+        r = c.post(f"/api/review?seats=0&iterations={ITERATIONS}&seed={SEED}", content=RANDOM_GAME.read_bytes())
+        rid = r.json()["review"]
+        for r in (c.get(f"/api/review/{rid}/puzzles?seat=0"), c.get(f"/api/review/{rid}/puzzle/66"),
+                  c.post(f"/api/review/{rid}/puzzle/66", json={"seat": 0, "move": "pass"})):
+            assert r.status_code == 409 and "the review is not done" in r.json()["error"]
+
+
+class TriesFail(ThreadPoolExecutor):
+    """A review pool whose tries fail (a worker that died): reviews run."""
+
+    def submit(self, fn, *args, **kwargs):
+        if fn is not try_one:
+            return super().submit(fn, *args, **kwargs)
+        job = Future()
+        job.set_exception(RuntimeError("a review process died"))
+        return job
+
+
+def test_a_try_that_fails_in_the_pool_is_a_503_with_the_reason_and_the_next_is_taken():
+    pool = TriesFail(1)
+    with TestClient(create_app(workers=1, review_executor=pool)) as c:
+        rid = reviewed(c, RANDOM_GAME.read_text())["review"]
+        for _ in range(2):
+            r = c.post(f"/api/review/{rid}/puzzle/66", json={"seat": 0, "move": "pass"})
+            assert r.status_code == 503 and "a review process died" in r.json()["error"]
+    pool.shutdown()

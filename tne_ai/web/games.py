@@ -181,7 +181,7 @@ def action_squares(action: int) -> list:
     return names
 
 
-def _square_of(move: str) -> Optional[str]:
+def square_of(move: str) -> Optional[str]:
     m = _SQUARE_RE.search(move.split(" ", 1)[1]) if " " in move else None
     return m.group(1) if m else None
 
@@ -340,7 +340,7 @@ class Game:
         legal = self.legal()
         to_act = obs["to_act"]
         seats = seats_view(obs, human, {s: e.label() for s, e in self.engines.items()})
-        selectable = sorted({sq for m in legal for sq in [_square_of(m)] if sq})
+        selectable = sorted({sq for m in legal for sq in [square_of(m)] if sq})
         view = {
             "type": "state", "game": self.id, "version": self.version, "ply": len(self.actions), "seat": human,
             "players": obs["players"], "board": obs["board"], "variants": list(obs.get("variants") or []),

@@ -77,7 +77,7 @@ from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
 from search.review import MARKS, record_decisions, review_decision, summarise, try_decision
 from tne_ai.prompts import decision_prompt
-from tne_ai.web.games import _square_of, board_svg as seat_board_svg, conflict_view, decide, seats_view
+from tne_ai.web.games import square_of, board_svg as seat_board_svg, conflict_view, decide, seats_view
 from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
@@ -92,6 +92,14 @@ PUZZLE_MARKS = ("mistake", "blunder")  # the marks a seat's decisions are replay
 
 class ReplayError(ValueError):
     """A request that cannot be done (the message says why)."""
+
+
+class NotDone(ReplayError):
+    """The review is still running: its marks, so its puzzles, are not known yet (HTTP 409)."""
+
+
+class NotAPuzzle(ReplayError):
+    """A ply that is not a puzzle of the review (HTTP 404)."""
 
 
 # ---------------------------------------------------------------- the worker side
@@ -231,7 +239,7 @@ class Review:
     def puzzles(self, seat: int) -> list:
         """Return the decisions of `seat` marked mistake or blunder, in ply order (ReplayError if none can be)."""
         if not self.finished():
-            raise ReplayError("the review is not done: puzzles come from its marks")
+            raise NotDone("the review is not done: puzzles come from its marks")
         if seat not in self.seats:
             raise ReplayError(f"seat {seat} was not reviewed: this review has seats "
                               f"{', '.join(map(str, self.seats))}")
@@ -241,12 +249,12 @@ class Review:
     def puzzle(self, ply: int) -> dict:
         """Return the review of decision `ply` if it is a puzzle (ReplayError, with the reason, if not)."""
         if not self.finished():
-            raise ReplayError("the review is not done: puzzles come from its marks")
+            raise NotDone("the review is not done: puzzles come from its marks")
         d = next((d for d in self.decisions if d["ply"] == ply), None)
         if d is None:
-            raise ReplayError(f"ply {ply} is not a puzzle: no decision of a reviewed seat was made there")
+            raise NotAPuzzle(f"ply {ply} is not a puzzle: no decision of a reviewed seat was made there")
         if d["mark"] not in PUZZLE_MARKS:
-            raise ReplayError(f"ply {ply} is not a puzzle: seat {d['seat']}'s decision there is marked "
+            raise NotAPuzzle(f"ply {ply} is not a puzzle: seat {d['seat']}'s decision there is marked "
                               f"{d['mark'] or 'nothing'}, not mistake or blunder")
         return d
 
@@ -257,7 +265,7 @@ class Review:
         obs = observation(self.snaps[ply], seat)
         legal = engine.State.from_snapshot(self.snaps[ply]).legal_actions()
         moves = [A.format_action(a) for a in legal]
-        selectable = sorted({sq for m in moves for sq in [_square_of(m)] if sq})
+        selectable = sorted({sq for m in moves for sq in [square_of(m)] if sq})
         return {"review": self.id, "ply": ply, "seat": seat, "mark": d["mark"],
                 "players": obs["players"], "phase": obs["phase"], "to_act": obs["to_act"],
                 "actions_left": obs["actions_left"], "hand": letters(obs["hand"]),
@@ -498,13 +506,18 @@ async def review_board(request: Request) -> Response:
     return Response(review.board(ply), media_type="image/svg+xml")
 
 
-def _review_or_404(request: Request):
+def _the_review(request: Request):
     return _replays(request).reviews.get(request.path_params["review_id"])
+
+
+def _status(e: ReplayError, default: int) -> int:
+    """Return the HTTP status of a refused puzzle request: 409 not done yet, 404 not a puzzle, else `default`."""
+    return 409 if isinstance(e, NotDone) else 404 if isinstance(e, NotAPuzzle) else default
 
 
 async def puzzles_list(request: Request) -> Response:
     """GET /api/review/{id}/puzzles?seat=S: the plies of seat S's mistakes and blunders, the puzzles."""
-    review = _review_or_404(request)
+    review = _the_review(request)
     if review is None:
         return error(404, "no such review")
     seat = request.query_params.get("seat")
@@ -513,25 +526,25 @@ async def puzzles_list(request: Request) -> Response:
     try:
         found = review.puzzles(int(seat))
     except ReplayError as e:
-        return error(409 if "not done" in str(e) else 400, str(e))
+        return error(_status(e, 400), str(e))
     return JSONResponse({"review": review.id, "seat": int(seat), "total": len(found),
                          "puzzles": [{"ply": d["ply"], "mark": d["mark"]} for d in found]})
 
 
 async def puzzle_get(request: Request) -> Response:
     """GET /api/review/{id}/puzzle/{ply}: the position before puzzle `ply`, as its seat saw it."""
-    review = _review_or_404(request)
+    review = _the_review(request)
     if review is None:
         return error(404, "no such review")
     try:
         return JSONResponse(review.puzzle_view(request.path_params["ply"]))
     except ReplayError as e:
-        return error(409 if "not done" in str(e) else 404, str(e))
+        return error(_status(e, 404), str(e))
 
 
 async def puzzle_try(request: Request) -> Response:
     """POST /api/review/{id}/puzzle/{ply}: value JSON {seat, move} in place of the decision played."""
-    review = _review_or_404(request)
+    review = _the_review(request)
     if review is None:
         return error(404, "no such review")
     data, bad = await json_object(request, "a try", ("seat", "move"))
@@ -541,8 +554,7 @@ async def puzzle_try(request: Request) -> Response:
     try:
         item, action = review.parse_try(ply, data)
     except ReplayError as e:
-        status = 409 if "not done" in str(e) else 404 if "not a puzzle" in str(e) else 400
-        return error(status, str(e))
+        return error(_status(e, 400), str(e))
     if review.trying is not None:
         return error(409, "a try of this review is being valued: wait for its answer")
     best = next(d for d in review.decisions if d["ply"] == ply)["best_action"]
