@@ -74,6 +74,7 @@ def test_the_puzzles_are_the_seats_mistakes_and_blunders(client, review):
     assert r.status_code == 400 and "seat 1 was not reviewed" in r.json()["error"]
     assert client.get(f"/api/review/{rid}/puzzles?seat=x").status_code == 400
     assert client.get(f"/api/review/{rid}/puzzles").status_code == 400
+    assert review["human"] is None                    # no [human] header: the page starts at the first seat
     # a seat without a mistake: no puzzle, said as a count of 0
     calm = reviewed(client, opening(12))
     assert client.get(f"/api/review/{calm['review']}/puzzles?seat=0").json() == \
@@ -295,4 +296,29 @@ def test_a_try_that_fails_in_the_pool_is_a_503_with_the_reason_and_the_next_is_t
         for _ in range(2):
             r = c.post(f"/api/review/{rid}/puzzle/66", json={"seat": 0, "move": "pass"})
             assert r.status_code == 503 and "a review process died" in r.json()["error"]
+    pool.shutdown()
+
+
+def test_a_web_games_record_names_the_players_seat(client):
+    text = opening(4).replace("[seed 11]\n", "[seed 11]\n[human 1]\n")
+    r = client.post("/api/review?iterations=5", content=text.encode())
+    assert r.status_code == 201, r.text
+    assert wait_review(client, r.json()["review"])["human"] == 1
+
+
+def test_a_try_of_a_review_pushed_out_meanwhile_is_told_so(monkeypatch):
+    from tne_ai.web import replay
+    pool = HoldTries()
+    with TestClient(create_app(workers=1, review_executor=pool)) as c:
+        doc = reviewed(c, RANDOM_GAME.read_text())
+        answer: list = []
+        t = threading.Thread(target=lambda: answer.append(
+            c.post(f"/api/review/{doc['review']}/puzzle/62", json={"seat": 0, "move": "pass"})))
+        t.start()
+        assert pool.arrived.wait(60)
+        monkeypatch.setattr(replay, "MAX_REVIEWS", 1)
+        assert c.post("/api/review?iterations=5", content=opening(2).encode()).status_code == 201
+        t.join(60)
+        assert answer[0].status_code == 404 and "pushed it out" in answer[0].json()["error"]
+        assert c.get(f"/api/review/{doc['review']}").status_code == 404
     pool.shutdown()

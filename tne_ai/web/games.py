@@ -456,6 +456,17 @@ def new_game(players=2, board="standard", variants=(), human=0, engines=None, se
     return Game(state, human, engines, seed)
 
 
+def record_headers(text: str) -> dict:
+    """Return a record's header lines as {name: value} (text as written; engine.record checks the ones it reads)."""
+    return dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
+
+
+def record_human(text: str) -> Optional[int]:
+    """Return the seat a record's `[human N]` header names (the web game's player), or None."""
+    value = record_headers(text).get("human")
+    return int(value) if _is_count(value) else None
+
+
 def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[EngineSeat] = None) -> Game:
     """Continue a game from its full record (engine.record); GameError with the reason if it is not one."""
     try:
@@ -463,9 +474,10 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         initial = record_start(text, engine.new_game, engine.State.from_snapshot)
     except (EngineError, ValueError) as e:
         raise GameError(f"not a game record: {e}") from None
-    heads = dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
+    heads = record_headers(text)
     if human is None:
-        human = int(heads["human"]) if _is_count(heads.get("human")) else 0
+        human = record_human(text)
+        human = 0 if human is None else human
     if not 0 <= human < state.players:
         raise GameError(f"seat {human} does not exist in this {state.players}-player game")
     spec = engine_spec or EngineSeat(iterations=1000)

@@ -77,7 +77,8 @@ from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
 from search.review import MARKS, record_decisions, review_decision, summarise, try_decision
 from tne_ai.prompts import decision_prompt
-from tne_ai.web.games import square_of, board_svg as seat_board_svg, conflict_view, decide, seats_view
+from tne_ai.web.games import (board_svg as seat_board_svg, conflict_view, decide, record_human, seats_view,
+                               square_of)
 from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
@@ -179,6 +180,7 @@ class Review:
         self.jobs: list = []                  # its concurrent futures in the review pool
         self.cancelled = False
         self.trying = None                    # the future of the one puzzle try being valued, if any
+        self.human = record_human(text)       # the player's seat of a web game's record: whose mistakes to learn from
 
     def best_instead(self, ply: int) -> Optional[str]:
         """Return the engine's best decision where decision `ply` was played, if reviewed and not the one played."""
@@ -200,7 +202,7 @@ class Review:
         out = {"review": self.id, "status": "error" if self.error else ("done" if self.done == total else "running"),
                "done": self.done, "total": total, "plies": len(self.plies), "players": self.facts["players"],
                "moves": self.plies, "seats": self.seats, "iterations": self.iterations,
-               "queued": self.queued and not self.error}
+               "queued": self.queued and not self.error, "human": self.human}
         if self.error:
             out["error"] = self.error
         if out["status"] == "done":

@@ -180,7 +180,8 @@ let puz = null;             // {seat, list: [{ply, mark}], i, view, prefix, busy
 
 function learnSetup() {
   const sel = $("learnseat");
-  sel.replaceChildren(...doc.seats.map((s) => el("option", {value: s}, "seat " + s)));
+  sel.replaceChildren(...doc.seats.map((s) => el("option", {value: s}, "seat " + s + (s === doc.human ? " (you)" : ""))));
+  if (doc.seats.includes(doc.human)) sel.value = doc.human;    // a web game's record names its player's seat
   $("learnnote").textContent = "";
 }
 
