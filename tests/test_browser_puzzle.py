@@ -55,6 +55,7 @@ def test_learn_from_your_mistakes(tmp_path):
         wait.until(lambda d: d.find_element(By.ID, "puzzleno").text == "puzzle 2 of 2")
         wait.until(lambda d: "ply 66: seat 0's view" in d.find_element(By.ID, "puzzleboard").get_attribute("innerHTML"))
         assert "Ply 66: seat 0 played a mistake here" in d.find_element(By.ID, "puzzletask").text
+        d.save_screenshot(str(tmp_path / "review-puzzle-open.png"))
         # as on the play page: a tile of the hand, then a lit square
         click(d, d.find_element(By.CSS_SELECTOR, "#puzzlehand .tile.k"))
         click(d, wait.until(EC.presence_of_element_located(
