@@ -57,6 +57,11 @@ None, with the reason (ACCURACY_NO_MAP).
 A decision costs one search of the review's size, three when the decision
 played is neither the engine's best nor one of its equals (`searches`).
 
+A decision tried in place of the one played (the web review's "Learn from
+your mistakes", try_decision) is valued the same way, with the seed the
+review used for the played and best decisions, so the three compare like with
+like and the played and best values are the review's own.
+
 Decisions are searched independently with seeds derived from the review's
 seed and the decision's number (ply), so the result is the same however many
 processes (`jobs`) share the work. Everything returned is plain data.
@@ -312,4 +317,61 @@ def review_record(text: str, seats: Optional[Iterable[int]] = None, limits: Limi
         "loss_units": "win chance" if load_map(facts["players"], facts["board"]) is not None else "search value",
         "decisions": decisions,
         "summary": summarise(decisions, facts["players"]),
+    }
+
+
+# ---------------------------------------------------------------- trying another decision
+
+
+def valuation_seed(seed: int, ply: int) -> int:
+    """Return the seed review_decision values the best and played decisions of `ply` with, in a review of `seed`."""
+    return worker_seed(worker_seed(seed, ply), 1)
+
+
+def _interval(chance: tuple) -> dict:
+    win, low, high = chance
+    return {"win": win, "low": low, "high": high}
+
+
+def try_decision(searcher: ISMCTS, item: tuple, tried: int, best: int, limits: Limits, seed: int,
+                 samples: int = DEFAULT_SAMPLES) -> dict:
+    """Value a decision tried in place of the one played, like review_decision values the played one.
+
+    `item` is the decision's (record_decisions), `best` the review's best
+    decision there, `limits` and `seed` the review's. The tried, played and
+    best decisions are each valued by decision_value from the seat's
+    knowledge before the decision (never the true hidden tiles), with the
+    seed the review used for the played and the best (valuation_seed): common
+    random numbers, and the played and best values are the review's own.
+    `gain` is the tried decision's win chance less the played one's, with a
+    95% interval as the review's loss has (the two half-widths in
+    quadrature); the verdict is `better` when the interval lies above 0,
+    `worse` when below, `played` for the decision played itself, else `same`
+    (about as good: the search cannot tell them apart). `loss` is the tried decision's loss against the best, as the
+    review would count it, and `mark` the mark it would earn.
+    """
+    ply, seat, before, played, _ = item
+    w = valuation_seed(seed, ply)
+    values = {}
+    for action in dict.fromkeys((tried, played, best)):
+        searcher.forget()
+        values[action] = decision_value(searcher, before, action, seat, limits, w, samples)[1]
+    t, p, b = values[tried], values[played], values[best]
+
+    def half(c: tuple) -> float:
+        return max(c[0] - c[1], c[2] - c[0])
+
+    gain = t[0] - p[0]
+    g_half = math.hypot(half(t), half(p)) if tried != played else 0.0
+    loss, l_half = b[0] - t[0], (math.hypot(half(b), half(t)) if tried != best else 0.0)
+    verdict = ("played" if tried == played else "better" if gain - g_half > 0
+               else "worse" if gain + g_half < 0 else "same")
+    return {
+        "ply": ply, "seat": seat, "tried": format_action(tried), "played": format_action(played),
+        "best": format_action(best), "is_played": tried == played, "is_best": tried == best,
+        "tried_win": _interval(t), "played_win": _interval(p), "best_win": _interval(b),
+        "gain": gain, "gain_low": gain - g_half, "gain_high": gain + g_half, "verdict": verdict,
+        "loss": max(0.0, loss), "loss_low": max(0.0, loss - l_half), "loss_high": max(0.0, loss + l_half),
+        "mark": mark_for(max(0.0, loss - l_half)),
+        "searches": len(values), "iterations": limits.iterations, "seed": seed,
     }

@@ -208,7 +208,7 @@ def action_squares(action: int) -> list:
     return names
 
 
-def _square_of(move: str) -> Optional[str]:
+def square_of(move: str) -> Optional[str]:
     m = _SQUARE_RE.search(move.split(" ", 1)[1]) if " " in move else None
     return m.group(1) if m else None
 
@@ -220,6 +220,37 @@ def board_svg(obs: dict, last=None, highlight=(), selectable=(), title=None) -> 
     """
     return draw_board(obs, seat=None, last=last, highlight=tuple(highlight), selectable=tuple(selectable),
                       title=title)
+
+
+def seats_view(obs: dict, you: int, labels: dict) -> list:
+    """Return the public facts of every seat in an observation (a view's `seats`; labels: seat -> player name)."""
+    return [{
+        "seat": s, "you": s == you, "dynasty": SEAT_SYMBOLS[s],
+        "player": "you" if s == you else labels.get(s, f"seat {s}"),
+        "scores": dict(zip(A.COLOURS, obs["scores"][s])),
+        "treasures": obs["treasures_taken"][s],
+        "catastrophes_left": obs["catastrophes_left"][s],
+        "hand_size": obs["hand_sizes"][s],
+        "swapped_count": obs["swapped_sizes"][s],
+        "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
+    } for s in range(obs["players"])]
+
+
+def conflict_view(obs: dict) -> Optional[dict]:
+    """Return the conflict being fought in an observation, in the words a view uses, or None."""
+    cf = obs["conflict"]
+    if cf is None or obs["phase"] not in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
+        return None
+    base_a, base_d = conflict_bases(obs)
+    return {
+        "kind": cf["kind"], "colour": A.COLOURS[cf["colour"]],
+        "attacker": cf["attacker"], "defender": cf["defender"],
+        "attacker_leader": A.square_name(cf["attacker_leader"]),
+        "defender_leader": A.square_name(cf["defender_leader"]),
+        "attacker_base": base_a, "defender_base": base_d,
+        "attacker_commit": cf["attacker_commit"] if cf["attacker_commit"] is not None and cf["attacker_commit"] >= 0 else None,
+        "tile_colour": A.COLOURS[A.RED if cf["kind"] == "revolt" else cf["colour"]],
+    }
 
 
 # ---------------------------------------------------------------- a game
@@ -341,19 +372,8 @@ class Game:
         human = self.human
         legal = self.legal()
         to_act = obs["to_act"]
-        seats = []
-        for s in range(obs["players"]):
-            seats.append({
-                "seat": s, "you": s == human, "dynasty": SEAT_SYMBOLS[s],
-                "player": "you" if s == human else self.engines[s].label(),
-                "scores": dict(zip(A.COLOURS, obs["scores"][s])),
-                "treasures": obs["treasures_taken"][s],
-                "catastrophes_left": obs["catastrophes_left"][s],
-                "hand_size": obs["hand_sizes"][s],
-                "swapped_count": obs["swapped_sizes"][s],
-                "leaders_in_supply": [A.COLOURS[c] for c, sq in enumerate(obs["leaders"][s]) if sq < 0],
-            })
-        selectable = sorted({sq for m in legal for sq in [_square_of(m)] if sq})
+        seats = seats_view(obs, human, {s: e.label() for s, e in self.engines.items()})
+        selectable = sorted({sq for m in legal for sq in [square_of(m)] if sq})
         view = {
             "type": "state", "game": self.id, "version": self.version, "ply": len(self.actions), "seat": human,
             "players": obs["players"], "board": obs["board"], "variants": list(obs.get("variants") or []),
@@ -373,18 +393,7 @@ class Game:
             "checking": None if self.checking is None else A.format_action(self.checking),
             "teaching": self.teaching(),
         }
-        cf = obs["conflict"]
-        if cf is not None and obs["phase"] in ("revolt_attack", "revolt_defend", "war_attack", "war_defend"):
-            base_a, base_d = conflict_bases(obs)
-            view["conflict"] = {
-                "kind": cf["kind"], "colour": A.COLOURS[cf["colour"]],
-                "attacker": cf["attacker"], "defender": cf["defender"],
-                "attacker_leader": A.square_name(cf["attacker_leader"]),
-                "defender_leader": A.square_name(cf["defender_leader"]),
-                "attacker_base": base_a, "defender_base": base_d,
-                "attacker_commit": cf["attacker_commit"] if cf["attacker_commit"] is not None and cf["attacker_commit"] >= 0 else None,
-                "tile_colour": A.COLOURS[A.RED if cf["kind"] == "revolt" else cf["colour"]],
-            }
+        view["conflict"] = conflict_view(obs)
         if self.over:
             view["over"] = {"end_reason": obs["end_reason"], "ranks": self.state.result()}
         last = self.last["move"] if self.last and self.last["squares"] else None
@@ -554,6 +563,17 @@ def new_game(players=2, board="standard", variants=(), human=0, engines=None, se
     return Game(state, human, engines, seed, teach=teach)
 
 
+def record_headers(text: str) -> dict:
+    """Return a record's header lines as {name: value} (text as written; engine.record checks the ones it reads)."""
+    return dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
+
+
+def record_human(text: str) -> Optional[int]:
+    """Return the seat a record's `[human N]` header names (the web game's player), or None."""
+    value = record_headers(text).get("human")
+    return int(value) if _is_count(value) else None
+
+
 def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[EngineSeat] = None) -> Game:
     """Continue a game from its full record (engine.record); GameError with the reason if it is not one."""
     try:
@@ -561,9 +581,10 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         initial = record_start(text, engine.new_game, engine.State.from_snapshot)
     except (EngineError, ValueError) as e:
         raise GameError(f"not a game record: {e}") from None
-    heads = dict(re.findall(r"^\s*\[([a-z_]+)\s+([^\]]*)\]", text, re.M))
+    heads = record_headers(text)
     if human is None:
-        human = int(heads["human"]) if _is_count(heads.get("human")) else 0
+        human = record_human(text)
+        human = 0 if human is None else human
     if not 0 <= human < state.players:
         raise GameError(f"seat {human} does not exist in this {state.players}-player game")
     spec = engine_spec or EngineSeat(iterations=1000)

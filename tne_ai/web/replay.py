@@ -8,6 +8,9 @@ HTTP and WebSocket (`ROUTES`, mounted by tne_ai/web/app.py):
     GET  /api/review/{id}                progress {status, done, total}; once done the whole review
     GET  /api/review/{id}/board/{ply}    the board after `ply` decisions (SVG, the decision just played ringed,
                                          the engine's best instead, once reviewed, marked and named)
+    GET  /api/review/{id}/puzzles?seat=S the plies of seat S's mistakes and blunders: the puzzles
+    GET  /api/review/{id}/puzzle/{ply}   the position before puzzle `ply`, as its seat saw it
+    POST /api/review/{id}/puzzle/{ply}   JSON {seat, move}: the move valued in place of the one played
     POST /api/watch                      JSON {players, board, variants, iterations, max_decisions}
                                          -> 201 {"watch": ID}: engines against engines
     POST /api/watch/load                 body: a full game record -> 201 {"watch": ID}: the record replayed
@@ -25,6 +28,13 @@ ones (MAX_REVIEWS are kept) is cancelled with its jobs still waiting. The
 snapshots of every ply stay on the server under the review's unguessable id
 and the boards are drawn on demand. The uploaded record is the user's own
 finished game: its boards are full boards (still drawn without hands).
+
+Learn from your mistakes: once a review is done, a reviewed seat's decisions
+marked mistake or blunder are puzzles (PUZZLE_MARKS). A puzzle is the
+position before the decision as that seat saw it (engine.info.observation,
+drawn and described as the play page's view), and a decision tried there is
+valued by search.review.try_decision in the review pool (`try_one`), like the
+review valued the decision played, one try at a time per review.
 
 Watch: the server computes the decisions as fast as the pool allows and
 streams each one; the page paces what it shows (speed, pause), for live
@@ -56,16 +66,19 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 import engine
 from engine import actions as A
 from engine.boards import BOARD_NAMES
-from engine.errors import EngineError
+from engine.errors import EngineError, NotationError
 from engine.info import observation
+from engine.legality import why_illegal
 from engine.position import public_snapshot
 from engine.record import GameRecorder, record_start, replay_record
 from engine.svg import board_svg, decision_squares
-from engine.view import events_for_seat
+from engine.view import events_for_seat, letters
 from search.agent import Limits, SearchError
 from search.ismcts import ISMCTS, worker_seed
-from search.review import MARKS, record_decisions, review_decision, summarise
-from tne_ai.web.games import decide
+from search.review import MARKS, record_decisions, review_decision, summarise, try_decision
+from tne_ai.prompts import decision_prompt
+from tne_ai.web.games import (board_svg as seat_board_svg, conflict_view, decide, record_human, seats_view,
+                               square_of)
 from tne_ai.web.http import dumps, error, is_count, json_object, page, record_text
 
 REVIEW_ITERATIONS = 300
@@ -75,10 +88,19 @@ MAX_WATCH_ITERATIONS = 20_000
 MAX_REVIEWS = 20
 MAX_RUNNING_REVIEWS = 2               # reviews searched at once; later ones wait for a slot
 MAX_WATCHES = 20
+PUZZLE_MARKS = ("mistake", "blunder")  # the marks a seat's decisions are replayed as puzzles for
 
 
 class ReplayError(ValueError):
     """A request that cannot be done (the message says why)."""
+
+
+class NotDone(ReplayError):
+    """The review is still running: its marks, so its puzzles, are not known yet (HTTP 409)."""
+
+
+class NotAPuzzle(ReplayError):
+    """A ply that is not a puzzle of the review (HTTP 404)."""
 
 
 # ---------------------------------------------------------------- the worker side
@@ -93,6 +115,14 @@ def review_one(item: tuple, iterations: int, seed: int) -> dict:
         _SEARCHER = ISMCTS()
     _SEARCHER.forget()
     return review_decision(_SEARCHER, item, Limits(iterations=iterations), seed)
+
+
+def try_one(item: tuple, action: int, best: int, iterations: int, seed: int) -> dict:
+    """Value a decision tried in place of a reviewed one (search.review.try_decision) in a worker process."""
+    global _SEARCHER
+    if _SEARCHER is None:
+        _SEARCHER = ISMCTS()
+    return try_decision(_SEARCHER, item, action, best, Limits(iterations=iterations), seed)
 
 
 # ---------------------------------------------------------------- helpers
@@ -149,6 +179,8 @@ class Review:
         self.queued = True                    # waiting for one of the MAX_RUNNING_REVIEWS slots
         self.jobs: list = []                  # its concurrent futures in the review pool
         self.cancelled = False
+        self.trying = None                    # the future of the one puzzle try being valued, if any
+        self.human = record_human(text)       # the player's seat of a web game's record: whose mistakes to learn from
 
     def best_instead(self, ply: int) -> Optional[str]:
         """Return the engine's best decision where decision `ply` was played, if reviewed and better than the one played."""
@@ -172,7 +204,7 @@ class Review:
         out = {"review": self.id, "status": "error" if self.error else ("done" if self.done == total else "running"),
                "done": self.done, "total": total, "plies": len(self.plies), "players": self.facts["players"],
                "moves": self.plies, "seats": self.seats, "iterations": self.iterations,
-               "queued": self.queued and not self.error}
+               "queued": self.queued and not self.error, "human": self.human}
         if self.error:
             out["error"] = self.error
         if out["status"] == "done":
@@ -200,8 +232,78 @@ class Review:
 
     def cancel_jobs(self) -> None:
         """Cancel the jobs still waiting in the pool (a job a worker has begun ends with its one decision)."""
-        for job in self.jobs:
+        for job in [*self.jobs, *([self.trying] if self.trying is not None else [])]:
             job.cancel()
+
+    # --- Learn from your mistakes: a seat's mistakes and blunders as puzzles
+
+    def finished(self) -> bool:
+        return not self.error and self.done == len(self.items)
+
+    def puzzles(self, seat: int) -> list:
+        """Return the decisions of `seat` marked mistake or blunder, in ply order (ReplayError if none can be)."""
+        if not self.finished():
+            raise NotDone("the review is not done: puzzles come from its marks")
+        if seat not in self.seats:
+            raise ReplayError(f"seat {seat} was not reviewed: this review has seats "
+                              f"{', '.join(map(str, self.seats))}")
+        return sorted((d for d in self.decisions if d["seat"] == seat and d["mark"] in PUZZLE_MARKS),
+                      key=lambda d: d["ply"])
+
+    def puzzle(self, ply: int) -> dict:
+        """Return the review of decision `ply` if it is a puzzle (ReplayError, with the reason, if not)."""
+        if not self.finished():
+            raise NotDone("the review is not done: puzzles come from its marks")
+        d = next((d for d in self.decisions if d["ply"] == ply), None)
+        if d is None:
+            raise NotAPuzzle(f"ply {ply} is not a puzzle: no decision of a reviewed seat was made there")
+        if d["mark"] not in PUZZLE_MARKS:
+            raise NotAPuzzle(f"ply {ply} is not a puzzle: seat {d['seat']}'s decision there is marked "
+                              f"{d['mark'] or 'nothing'}, not mistake or blunder")
+        return d
+
+    def puzzle_view(self, ply: int) -> dict:
+        """Return the position before puzzle `ply` as its seat saw it: its own tiles and public facts only."""
+        d = self.puzzle(ply)
+        seat = d["seat"]
+        obs = observation(self.snaps[ply], seat)
+        legal = engine.State.from_snapshot(self.snaps[ply]).legal_actions()
+        moves = [A.format_action(a) for a in legal]
+        selectable = sorted({sq for m in moves for sq in [square_of(m)] if sq})
+        return {"review": self.id, "ply": ply, "seat": seat, "mark": d["mark"],
+                "players": obs["players"], "phase": obs["phase"], "to_act": obs["to_act"],
+                "actions_left": obs["actions_left"], "hand": letters(obs["hand"]),
+                "own_swapped": letters(obs["own_swapped"]), "bag_size": obs["bag_size"],
+                "seats": seats_view(obs, seat, {}), "conflict": conflict_view(obs),
+                "legal": moves, "prompt": decision_prompt(obs, seat, legal),
+                "svg": seat_board_svg(obs, selectable=selectable,
+                                      title=f"ply {ply}: seat {seat}'s view, seat {seat} to decide")}
+
+    def parse_try(self, ply: int, data: dict) -> tuple:
+        """Return (item, action) of a try {seat, move} at puzzle `ply` (ReplayError says what is wrong)."""
+        d = self.puzzle(ply)
+        seat, move = data.get("seat"), data.get("move")
+        if type(seat) is not int:
+            raise ReplayError(f"seat: the number of the seat whose puzzle this is, got {str(seat)[:20]!r}")
+        if seat != d["seat"]:
+            raise ReplayError(f"ply {ply} is a puzzle of seat {d['seat']}, not of seat {seat}")
+        if not isinstance(move, str) or not move.strip() or len(move) > 64:
+            raise ReplayError("move: a decision in notation, e.g. \"tile r f7\"")
+        try:
+            action = A.parse_action(move.strip().lower())
+        except (NotationError, EngineError) as e:
+            raise ReplayError(f"cannot read {move.strip()[:40]!r}: {e}") from None
+        if action not in engine.State.from_snapshot(self.snaps[ply]).legal_actions():
+            reason = why_illegal(observation(self.snaps[ply], seat), action)
+            raise ReplayError(f"{A.format_action(action)!r} is not legal at ply {ply}: {reason}")
+        item = next(it for it in self.items if it[0] == ply)
+        return item, action
+
+    def try_board(self, ply: int, result: dict) -> str:
+        """Draw the puzzle's position as its seat saw it: the decision tried ringed, the engine's best marked."""
+        obs = observation(self.snaps[ply], result["seat"])
+        return seat_board_svg(obs, last=result["tried"], highlight=decision_squares(result["best"]),
+                              title=f"ply {ply}: tried {result['tried']} \u00b7 engine's best: {result['best']}")
 
     def cancel(self) -> None:
         """Stop the review: its task and its jobs (it was pushed out by newer reviews, or the server stops)."""
@@ -408,6 +510,72 @@ async def review_board(request: Request) -> Response:
     return Response(review.board(ply), media_type="image/svg+xml")
 
 
+def _the_review(request: Request):
+    return _replays(request).reviews.get(request.path_params["review_id"])
+
+
+def _status(e: ReplayError, default: int) -> int:
+    """Return the HTTP status of a refused puzzle request: 409 not done yet, 404 not a puzzle, else `default`."""
+    return 409 if isinstance(e, NotDone) else 404 if isinstance(e, NotAPuzzle) else default
+
+
+async def puzzles_list(request: Request) -> Response:
+    """GET /api/review/{id}/puzzles?seat=S: the plies of seat S's mistakes and blunders, the puzzles."""
+    review = _the_review(request)
+    if review is None:
+        return error(404, "no such review")
+    seat = request.query_params.get("seat")
+    if seat is None or not is_count(seat):
+        return error(400, f"seat: the seat whose mistakes to replay, a number, got {str(seat)[:20]!r}")
+    try:
+        found = review.puzzles(int(seat))
+    except ReplayError as e:
+        return error(_status(e, 400), str(e))
+    return JSONResponse({"review": review.id, "seat": int(seat), "total": len(found),
+                         "puzzles": [{"ply": d["ply"], "mark": d["mark"]} for d in found]})
+
+
+async def puzzle_get(request: Request) -> Response:
+    """GET /api/review/{id}/puzzle/{ply}: the position before puzzle `ply`, as its seat saw it."""
+    review = _the_review(request)
+    if review is None:
+        return error(404, "no such review")
+    try:
+        return JSONResponse(review.puzzle_view(request.path_params["ply"]))
+    except ReplayError as e:
+        return error(_status(e, 404), str(e))
+
+
+async def puzzle_try(request: Request) -> Response:
+    """POST /api/review/{id}/puzzle/{ply}: value JSON {seat, move} in place of the decision played."""
+    review = _the_review(request)
+    if review is None:
+        return error(404, "no such review")
+    data, bad = await json_object(request, "a try", ("seat", "move"))
+    if bad is not None:
+        return bad
+    ply = request.path_params["ply"]
+    try:
+        item, action = review.parse_try(ply, data)
+    except ReplayError as e:
+        return error(_status(e, 400), str(e))
+    if review.trying is not None:
+        return error(409, "a try of this review is being valued: wait for its answer")
+    best = next(d for d in review.decisions if d["ply"] == ply)["best_action"]
+    try:
+        review.trying = _review_executor(request).submit(try_one, item, action, best, review.iterations, review.seed)
+        result = await asyncio.wrap_future(review.trying)
+    except asyncio.CancelledError:
+        if review.cancelled:              # the review was pushed out by newer ones meanwhile
+            return error(404, "the review was removed (newer reviews pushed it out): review the record again")
+        raise
+    except Exception as e:                # a broken pool: say so, never a 500
+        return error(503, f"the try could not be valued: {str(e)[:120]}")
+    finally:
+        review.trying = None
+    return JSONResponse({**result, "review": review.id, "svg": review.try_board(ply, result)})
+
+
 async def watch_create(request: Request) -> Response:
     """POST /api/watch: engines against engines, from JSON {players, board, variants, iterations, max_decisions}."""
     data, bad = await json_object(request, "a watch request",
@@ -508,6 +676,9 @@ ROUTES = [
     Route("/api/review", review_create, methods=["POST"]),
     Route("/api/review/{review_id}", review_get),
     Route("/api/review/{review_id}/board/{ply:int}", review_board),
+    Route("/api/review/{review_id}/puzzles", puzzles_list),
+    Route("/api/review/{review_id}/puzzle/{ply:int}", puzzle_get),
+    Route("/api/review/{review_id}/puzzle/{ply:int}", puzzle_try, methods=["POST"]),
     Route("/api/watch", watch_create, methods=["POST"]),
     Route("/api/watch/load", watch_load, methods=["POST"]),
     Route("/api/watch/{watch_id}/record", watch_record),

@@ -2,17 +2,12 @@
 // human's view (`state`), the board as SVG and the legal decisions in notation;
 // this script only shows them and sends back the decision clicked.
 "use strict";
-const SQ = /^[a-p](1[01]|[1-9])$/;
 let ws = null, view = null, gameId = null;
 let hintFor = null;         // the view version a hint was asked for (a hint of another position is dropped)
 let lastHint = null;        // the hint shown, if any
 let prefix = null;          // the chosen piece, e.g. "tile r", "leader k", "cat"
 let swapSet = null;         // tiles chosen for a swap (letters), or null
 
-function squareOf(move) {
-  const words = move.split(" ");
-  return words.length > 1 && SQ.test(words[words.length - 1]) ? words[words.length - 1] : null;
-}
 function button(label, onclick, parent) {
   const b = el("button", {type: "button"}, label);
   b.onclick = onclick;

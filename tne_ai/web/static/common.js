@@ -9,3 +9,10 @@ function el(tag, attrs, text) {
   return e;
 }
 function say(text) { $("message").textContent = text || ""; }
+
+// the square a decision in notation ends on ("tile r f7" -> "f7"), or null: what a click on the board chooses
+const SQ = /^[a-p](1[01]|[1-9])$/;
+function squareOf(move) {
+  const words = move.split(" ");
+  return words.length > 1 && SQ.test(words[words.length - 1]) ? words[words.length - 1] : null;
+}

@@ -43,6 +43,7 @@ function start(d) {
   for (const x of d.decisions) byPly[x.ply] = x;
   $("reviewmain").hidden = false;
   drawChart(); listMistakes(); go(0);
+  learnSetup();
 }
 
 async function go(n) {
@@ -190,3 +191,156 @@ document.addEventListener("keydown", (ev) => {
 });
 const id = new URLSearchParams(location.search).get("id");
 if (id) poll(id);
+
+// ---------------------------------------------------------------- Learn from your mistakes
+// A seat's decisions marked mistake or blunder, one puzzle at a time: the position before the decision as that
+// seat saw it (GET /api/review/ID/puzzle/PLY), a decision tried by clicking as on the play page or chosen from
+// the list, valued by the server like the review valued the decision played (POST the same URL), then the verdict
+// and the engine's best. Nothing of the answer is shown before a try.
+let puz = null;             // {seat, list: [{ply, mark}], i, view, prefix, busy, answered}
+
+function learnSetup() {
+  const sel = $("learnseat");
+  sel.replaceChildren(...doc.seats.map((s) => el("option", {value: s}, "seat " + s + (s === doc.human ? " (you)" : ""))));
+  if (doc.seats.includes(doc.human)) sel.value = doc.human;    // a web game's record names its player's seat
+  $("learnnote").textContent = "";
+}
+
+$("learnstart").onclick = async () => {
+  const seat = parseInt($("learnseat").value, 10);
+  const r = await fetch("/api/review/" + encodeURIComponent(doc.review) + "/puzzles?seat=" + seat);
+  const out = await r.json();
+  if (!r.ok) { $("learnnote").textContent = out.error; return; }
+  if (!out.puzzles.length) {
+    $("learnnote").textContent = "Seat " + seat + " made no mistake and no blunder in this review: no puzzle to learn from.";
+    return;
+  }
+  puz = {seat: seat, list: out.puzzles, i: 0, view: null, prefix: null, busy: false};
+  $("reviewmain").hidden = true; $("puzzlemain").hidden = false;
+  puzzleShow(0);
+};
+
+async function puzzleShow(i) {
+  puz.i = Math.max(0, Math.min(puz.list.length - 1, i));
+  const p = puz.list[puz.i];
+  $("puzzleno").textContent = "puzzle " + (puz.i + 1) + " of " + puz.list.length;
+  $("puzzleprev").disabled = puz.i === 0;
+  $("puzzlenext").disabled = puz.i === puz.list.length - 1;
+  $("verdict").replaceChildren();
+  const r = await fetch("/api/review/" + encodeURIComponent(doc.review) + "/puzzle/" + p.ply);
+  const v = await r.json();
+  if (!r.ok) { $("puzzletask").textContent = v.error; return; }
+  if (puz.list[puz.i].ply !== v.ply) return;     // another puzzle was asked for meanwhile
+  puz.view = v; puz.prefix = null; puz.answered = false;
+  $("puzzletask").textContent = "Ply " + v.ply + ": seat " + v.seat + " played a " + v.mark +
+    " here. Find a better decision (the board as seat " + v.seat + " saw it; bag " + v.bag_size + ").";
+  $("puzzleprompt").textContent = v.prompt;
+  $("puzzlelegal").replaceChildren(...v.legal.map((m) => el("option", {value: m}, m)));
+  puzzleSeats();
+  puzzleRender();
+}
+
+// the decisions the piece chosen allows, and their squares (the play page's rule, app.js targets)
+function puzzleTargets() {
+  const v = puz.view;
+  if (v.phase === "action") return puz.prefix ? v.legal.filter((m) => m.startsWith(puz.prefix + " ") && squareOf(m)) : [];
+  return v.legal.filter((m) => squareOf(m));
+}
+
+function puzzleRender() {
+  const v = puz.view;
+  $("puzzleboard").innerHTML = v.svg;              // the server's SVG (engine/svg.py): no scripts
+  const squares = new Set(puzzleTargets().map(squareOf));
+  document.querySelectorAll("#puzzleboard .sq").forEach((g) => { if (squares.has(g.dataset.sq)) g.classList.add("target"); });
+  const hand = $("puzzlehand"), box = $("puzzlebuttons");
+  hand.replaceChildren(); box.replaceChildren(); $("puzzleoptions").replaceChildren();
+  const choose = (p) => { puz.prefix = puz.prefix === p ? null : p; puzzleRender(); };
+  for (const c of v.hand === "-" ? "" : v.hand) {
+    const can = v.legal.some((m) => m.startsWith("tile " + c + " "));
+    const t = el("span", {"class": "tile " + c + (can ? "" : " off") + (puz.prefix === "tile " + c ? " chosen" : ""), title: "tile " + c}, c.toUpperCase());
+    if (can) t.onclick = () => choose("tile " + c);
+    hand.append(t);
+  }
+  const add = (label, cls, onclick) => { const b = el("button", {type: "button", "class": cls}, label); b.onclick = onclick; box.append(b); };
+  if (v.phase === "action") {
+    for (const c of "krbg")
+      if (v.legal.some((m) => m.startsWith("leader " + c + " ")))
+        add(c.toUpperCase(), "tile leader " + c + (puz.prefix === "leader " + c ? " chosen" : ""), () => choose("leader " + c));
+    if (v.legal.some((m) => m.startsWith("cat "))) add("catastrophe", puz.prefix === "cat" ? "chosen" : "", () => choose("cat"));
+  }
+  // the decisions without a square (pass, withdraw, commit, war order…), swaps left to the list: there are many
+  for (const m of v.legal.filter((m) => !squareOf(m) && !m.startsWith("swap ")))
+    add(m, "", () => puzzleTry(m));
+}
+
+function puzzleSeats() {
+  const t = $("puzzleseats");
+  t.replaceChildren();
+  const head = el("tr");
+  for (const h of ["seat", "K", "R", "B", "G", "tr", "hand"]) head.append(el("th", {}, h));
+  t.append(head);
+  for (const s of puz.view.seats) {
+    const tr = el("tr", {"class": s.you ? "you" : ""});
+    for (const x of [s.dynasty + s.seat, s.scores.k, s.scores.r, s.scores.b, s.scores.g, s.treasures, s.hand_size])
+      tr.append(el("td", {}, String(x)));
+    t.append(tr);
+  }
+}
+
+async function puzzleTry(move) {
+  if (!puz || puz.busy) return;
+  const v = puz.view;
+  puz.busy = true; $("puzzletry").disabled = true;
+  $("verdict").replaceChildren(el("p", {}, "Valuing " + move + " (" + doc.iterations + " iterations a search)…"));
+  try {
+    const r = await fetch("/api/review/" + encodeURIComponent(doc.review) + "/puzzle/" + v.ply,
+      {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({seat: v.seat, move: move})});
+    const out = await r.json();
+    if (puz.view !== v) return;                    // another puzzle is shown now
+    if (!r.ok) { $("verdict").replaceChildren(el("p", {"class": "error"}, out.error)); return; }
+    puzzleVerdict(out);
+  } finally { puz.busy = false; $("puzzletry").disabled = false; }
+}
+
+// the verdict in words, then the three win chances with their 95% ranges, then the engine's best on the board
+function puzzleVerdict(a) {
+  const chance = (w) => pct(w.win) + " (" + pct(w.low) + "–" + pct(w.high) + ")";
+  const words = {
+    played: "That is the decision played in the game.",
+    better: "Better: " + a.tried + " loses less than the game's " + a.played + ".",
+    same: "About as good as the game's " + a.played + ": the search cannot tell them apart (the range of the difference holds 0).",
+    worse: "Worse than the game's " + a.played + ".",
+  }[a.verdict];
+  const box = $("verdict");
+  box.replaceChildren(el("p", {"class": "verdict " + a.verdict}, words + (a.is_best ? " It is the engine's best decision." : "")));
+  const t = el("table", {"class": "facts"});
+  const row = (k, m, w) => { const tr = el("tr"); tr.append(el("th", {}, k), el("td", {}, m), el("td", {}, chance(w))); t.append(tr); };
+  const head = el("tr"); head.append(el("th", {}, ""), el("th", {}, "decision"), el("th", {}, "wins (95% range)")); t.append(head);
+  row("you tried", a.tried, a.tried_win);
+  row("the game", a.played, a.played_win);
+  row("engine's best", a.best, a.best_win);
+  box.append(t);
+  box.append(el("p", {"class": "note"}, "Your try against the game's: " + (a.gain >= 0 ? "+" : "") + pct(a.gain) +
+    " of win chance (" + pct(a.gain_low) + " to " + pct(a.gain_high) + ")" + (a.mark ? "; against the engine's best it would be marked " + a.mark : "") + "."));
+  const again = el("button", {type: "button"}, "try another decision");
+  again.onclick = () => { $("verdict").replaceChildren(); puz.prefix = null; puz.answered = false; puzzleRender(); };
+  box.append(again);
+  $("puzzleboard").innerHTML = a.svg;              // the try ringed, the engine's best as a dashed square
+  puz.answered = true;                             // its squares are not for clicking: "try another decision"
+  for (const id of ["puzzlehand", "puzzlebuttons", "puzzleoptions"]) $(id).replaceChildren();
+}
+
+$("puzzleboard").addEventListener("click", (ev) => {
+  const g = ev.target.closest(".sq");
+  if (!g || !puz || !puz.view || puz.busy || puz.answered) return;
+  const here = puzzleTargets().filter((m) => squareOf(m) === g.dataset.sq);
+  if (here.length === 1) puzzleTry(here[0]);
+  else if (here.length > 1) {                      // e.g. two monuments on one block: choose
+    const opts = $("puzzleoptions");
+    opts.replaceChildren(...here.map((m) => { const b = el("button", {type: "button"}, m); b.onclick = () => puzzleTry(m); return b; }));
+  }
+});
+$("puzzletry").onclick = () => puzzleTry($("puzzlelegal").value);
+$("puzzleprev").onclick = () => puzzleShow(puz.i - 1);
+$("puzzlenext").onclick = () => puzzleShow(puz.i + 1);
+$("puzzleexit").onclick = () => { $("puzzlemain").hidden = true; $("reviewmain").hidden = false; puz = null; };
