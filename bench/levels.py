@@ -29,7 +29,7 @@ import time
 from search.agent import Limits
 from search.arena.runner import run_match, wilson_interval, elo_from_share
 from search.baselines import GreedyAgent
-from search.levels import LEVELS, LevelAgent
+from search.levels import LEVELS, Level, LevelAgent
 
 ANCHOR = "greedy"
 # greedy meets the levels whose share against it is neither near 0 nor near 1
@@ -81,8 +81,15 @@ class TimedAgent:
 DECISION_TIMES: dict = {}      # agent name -> decision wall times in seconds, over this process's games
 
 
+TRIED: dict = {}      # level number -> a Level tried instead of the table's (--try, pilot runs while tuning)
+
+
 def _timed(name: str, seed: int):
-    agent = GreedyAgent(seed) if name == ANCHOR else LevelAgent(seed, level=int(name.split("-")[1]))
+    if name == ANCHOR:
+        agent = GreedyAgent(seed)
+    else:
+        number = int(name.split("-")[1])
+        agent = LevelAgent(seed, level=TRIED.get(number, number))
     timed = TimedAgent(agent)
     timed.times = DECISION_TIMES.setdefault(name, [])
     return timed
@@ -263,6 +270,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=28100)
     ap.add_argument("--jobs", type=int, default=1, choices=(1,), help="one process: the decision times are one core's")
     ap.add_argument("--pairs", help="only these pairs, e.g. 3-4,greedy-5 (pilot runs)")
+    ap.add_argument("--try", dest="tried", metavar="LIST",
+                    help="pilot runs: play some levels with other settings, e.g. 9=300:0.3:0.02 "
+                         "(iterations:temperature:oversight), comma-separated; nothing is written")
     ap.add_argument("--json", help="write (or with --replot read) the run's record here")
     ap.add_argument("--svg", help="write the picture here")
     ap.add_argument("--table", help="write the Markdown table here (else standard output)")
@@ -275,6 +285,10 @@ def main(argv=None) -> int:
             doc = json.load(f)
     else:
         pairs = parse_pairs(args.pairs) if args.pairs else ladder_pairs()
+        for item in (args.tried.split(",") if args.tried else []):
+            number, _, spec = item.partition("=")
+            its, temp, over = spec.split(":")
+            TRIED[int(number)] = Level(int(number), int(its), float(temp), float(over))
         doc = {"format": "tne-ai-levels-1", "players": 2, "seed": args.seed, "games": args.games,
                "levels": [vars(lv) for lv in LEVELS], "rows": [], "decision_ms": {}}
         t0 = time.time()
@@ -286,7 +300,7 @@ def main(argv=None) -> int:
                   f"[{_fmt(row['low'])}, {_fmt(row['high'])}] ({time.time() - t0:.0f}s)", flush=True)
         doc["decision_ms"] = {nm: 1000 * statistics.median(ts) for nm, ts in DECISION_TIMES.items() if ts}
         doc["decisions"] = {nm: len(ts) for nm, ts in DECISION_TIMES.items()}
-        if args.pairs:
+        if args.pairs or TRIED:
             return 0
         finish(doc)
         if args.json:
