@@ -5,16 +5,21 @@
 
 Every pair of the ladder (level k against level k+1, and greedy against
 the levels near it) plays `--games` games through the arena (seats rotated
-over paired deals). The Elo of every level is then fitted to all the games
-at once (Bradley-Terry by maximum likelihood, greedy held at 0, a draw half
-a win), with 95% intervals from the fit's covariance. Each neighbour step
-also gets its own Elo and interval, from its direct match alone. A
-level's decision time is the median of its decisions' wall times in the
-ladder's games (one process, one core).
+over paired deals, the pair's seed `--seed` plus its place in the ladder).
+The Elo of every level is then fitted to all the games at once
+(Bradley-Terry by maximum likelihood, greedy held at 0, a draw half a win),
+with 95% intervals from the fit's covariance. Each neighbour step also gets
+its own Elo and interval, from its direct match alone. A level's decision
+time is the median of its decisions' wall times in the ladder's games (one
+process, one core), kept as a histogram of 2% bins.
 
-`--replot` plays nothing and writes the table and the SVG again from
-`--json`. `--pairs` plays only some pairs (pilot runs while the levels'
-table is tuned), e.g. `--pairs 3-4,greedy-5`.
+The record (`--json`) is written after every pair and a run adds to it:
+`--pairs 9-10,8-9` plays only those (the same games as in a whole run), so
+a ladder may be played in parts, and a stopped run goes on where it
+stopped (pairs already recorded are not played again). The table and the
+picture are written once every pair is in. `--replot` plays nothing and
+writes them again from `--json`. `--try 9=300:0.3:0.02` plays levels with
+other settings, for the pilot runs that tune the table (nothing is written).
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ import argparse
 import functools
 import json
 import math
-import statistics
+import os
 import sys
 import time
 
@@ -79,6 +84,27 @@ class TimedAgent:
 
 
 DECISION_TIMES: dict = {}      # agent name -> decision wall times in seconds, over this process's games
+BIN = math.log(1.02)           # decision-time histogram: bins 2% wide
+
+
+def histogram(times: list) -> dict:
+    """Return {bin: count} of decision times in seconds (bin k holds ms near 1.02 ** k)."""
+    out: dict = {}
+    for t in times:
+        k = str(round(math.log(max(t * 1000, 1e-3)) / BIN))
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def median_ms(hist: dict) -> float:
+    """Return the median of a decision-time histogram, in ms."""
+    total = sum(hist.values())
+    seen = 0
+    for k in sorted(hist, key=int):
+        seen += hist[k]
+        if 2 * seen >= total:
+            return math.exp(int(k) * BIN)
+    return math.nan
 
 
 TRIED: dict = {}      # level number -> a Level tried instead of the table's (--try, pilot runs while tuning)
@@ -96,7 +122,8 @@ def _timed(name: str, seed: int):
 
 
 def play_pair(a: str, b: str, games: int, seed: int) -> dict:
-    """Play one pair of the ladder in this process; return its row: games, a's pairwise share, wins, Elo a - b."""
+    """Play one pair of the ladder in this process; return its row: games, a's pairwise share, points, Elo a - b, times."""
+    DECISION_TIMES.clear()
     res = run_match({a: functools.partial(_timed, a), b: functools.partial(_timed, b)}, games, 2, seed,
                     limits=Limits(), jobs=1)
     forfeits = [g.forfeit for g in res.games if g.forfeit]
@@ -105,12 +132,13 @@ def play_pair(a: str, b: str, games: int, seed: int) -> dict:
     share, n = res.pair_score(a, b)
     elo, lo, hi = res.elo(a, b)
     points = share * n
-    return {"a": a, "b": b, "games": n, "share": share, "points_a": points, "elo": elo, "low": lo, "high": hi}
+    return {"a": a, "b": b, "seed": seed, "games": n, "share": share, "points_a": points, "elo": elo, "low": lo,
+            "high": hi, "times": {nm: histogram(ts) for nm, ts in DECISION_TIMES.items()}}
 
 
 def fit_elo(rows: list, anchor: str = ANCHOR) -> dict:
     """Return {name: (Elo, low, high)}: Bradley-Terry over every pair's points, the anchor at 0, 95% from the covariance."""
-    names = sorted({r["a"] for r in rows} | {r["b"] for r in rows} - {anchor},
+    names = sorted(({r["a"] for r in rows} | {r["b"] for r in rows}) - {anchor},
                    key=lambda nm: int(nm.split("-")[1]))
     idx = {nm: i for i, nm in enumerate(names)}
     k = len(names)
@@ -186,7 +214,7 @@ def table(doc: dict) -> str:
     for lv in doc["levels"]:
         nm = f"level-{lv['level']}"
         elo, lo, hi = fit[nm]
-        ms = doc["decision_ms"].get(nm)
+        ms = decision_ms(doc).get(nm)
         out.append(f"| {lv['level']} | {lv['iterations']:,} | {lv['temperature']:g} | {lv['oversight']:g} | "
                    f"{_fmt(elo)} | [{_fmt(lo)}, {_fmt(hi)}] | {games.get(nm, 0)} | "
                    f"{'' if ms is None else f'{ms:.1f}'} |")
@@ -258,10 +286,43 @@ def svg(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def decision_ms(doc: dict) -> dict:
+    """Return {agent: median decision ms} over every row's games."""
+    pooled: dict = {}
+    for r in doc["rows"]:
+        for nm, hist in r["times"].items():
+            into = pooled.setdefault(nm, {})
+            for k, n in hist.items():
+                into[k] = into.get(k, 0) + n
+    return {nm: median_ms(h) for nm, h in pooled.items()}
+
+
 def finish(doc: dict) -> dict:
-    """Fill the doc's fit from its rows."""
+    """Fill the doc's fit from its rows, in the ladder's order."""
+    order = {pair: i for i, pair in enumerate(ladder_pairs())}
+    doc["rows"].sort(key=lambda r: order.get((r["a"], r["b"]), len(order)))
     doc["fit"] = {nm: list(v) for nm, v in fit_elo(doc["rows"]).items()}
     return doc
+
+
+def load_doc(path: str, settings: dict) -> dict:
+    """Return the record at path to add to (a fresh one if none); refuse one made with other settings."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        return {**settings, "rows": []}
+    mine = {k: doc.get(k) for k in settings}
+    if mine != settings:
+        raise SystemExit(f"--json {path}: made with other settings ({mine}), not {settings}")
+    return doc
+
+
+def save_doc(path: str, doc: dict) -> None:
+    with open(path + ".part", "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(path + ".part", path)
 
 
 def main(argv=None) -> int:
@@ -284,29 +345,39 @@ def main(argv=None) -> int:
         with open(args.json) as f:
             doc = json.load(f)
     else:
-        pairs = parse_pairs(args.pairs) if args.pairs else ladder_pairs()
         for item in (args.tried.split(",") if args.tried else []):
             number, _, spec = item.partition("=")
             its, temp, over = spec.split(":")
             TRIED[int(number)] = Level(int(number), int(its), float(temp), float(over))
-        doc = {"format": "tne-ai-levels-1", "players": 2, "seed": args.seed, "games": args.games,
-               "levels": [vars(lv) for lv in LEVELS], "rows": [], "decision_ms": {}}
+        ladder = ladder_pairs()
+        pairs = parse_pairs(args.pairs) if args.pairs else ladder
+        settings = {"format": "tne-ai-levels-1", "players": 2, "seed": args.seed, "games": args.games,
+                    "levels": [vars(lv) for lv in LEVELS]}
+        keep = args.json is not None and not TRIED
+        doc = load_doc(args.json, settings) if keep else {**settings, "rows": []}
         t0 = time.time()
-        for i, (a, b) in enumerate(pairs):
-            row = play_pair(a, b, args.games, args.seed + i)
-            row["seed"] = args.seed + i
+        for a, b in pairs:
+            if any((r["a"], r["b"]) == (a, b) for r in doc["rows"]):
+                print(f"{a} - {b}: already in {args.json}", flush=True)
+                continue
+            # a pair's seed is its place in the ladder: a run in parts plays the same games as a whole one
+            place = ladder.index((a, b)) if (a, b) in ladder else 1000 + len(doc["rows"])
+            row = play_pair(a, b, args.games, args.seed + place)
             doc["rows"].append(row)
+            ms = {nm: f"{median_ms(h):.1f}" for nm, h in row["times"].items()}
             print(f"{a} - {b}: {row['games']} games, share {row['share']:.3f}, Elo {_fmt(row['elo'])} "
-                  f"[{_fmt(row['low'])}, {_fmt(row['high'])}] ({time.time() - t0:.0f}s)", flush=True)
-        doc["decision_ms"] = {nm: 1000 * statistics.median(ts) for nm, ts in DECISION_TIMES.items() if ts}
-        doc["decisions"] = {nm: len(ts) for nm, ts in DECISION_TIMES.items()}
-        if args.pairs or TRIED:
+                  f"[{_fmt(row['low'])}, {_fmt(row['high'])}], median ms {ms} ({time.time() - t0:.0f}s)",
+                  flush=True)
+            if keep:
+                save_doc(args.json, doc)
+        done = {(r["a"], r["b"]) for r in doc["rows"]}
+        if not keep or not set(ladder) <= done:
+            missing = [f"{a}-{b}" for a, b in ladder if (a, b) not in done]
+            if keep:
+                print(f"not yet in {args.json}: {', '.join(missing)}")
             return 0
         finish(doc)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(doc, f, indent=1)
-                f.write("\n")
+        save_doc(args.json, doc)
     text = table(doc)
     if args.table:
         with open(args.table, "w") as f:

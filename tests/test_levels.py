@@ -152,3 +152,25 @@ def test_bot_setoption_level_3_searches_the_level_budget_and_same_seed_same_best
     assert its == LEVELS[2].iterations and move.startswith("bestmove ")
     assert bestmove("setoption name level value 3") == (its, move)
     assert bestmove("setoption name Level value 10")[0] == 1000
+
+
+def test_the_ladder_fit_recovers_known_elo_and_chained_levels_are_less_sure():
+    from bench.levels import fit_elo, median_ms, histogram, svg, table, verdict
+    share = 1 / (1 + 10 ** (100 / 400))             # the first of a pair 100 Elo weaker
+    rows = [{"a": "greedy", "b": "level-1", "games": 200, "points_a": 200 * share},
+            {"a": "level-1", "b": "level-2", "games": 200, "points_a": 200 * share}]
+    fit = fit_elo(rows)
+    assert fit["level-1"][0] == pytest.approx(100, abs=1e-6) and fit["level-2"][0] == pytest.approx(200, abs=1e-6)
+    lo1, hi1 = fit["level-1"][1:]
+    lo2, hi2 = fit["level-2"][1:]
+    assert lo1 < 100 < hi1 and hi2 - lo2 > hi1 - lo1  # two links from greedy: a wider interval
+    assert median_ms(histogram([0.001, 0.002, 0.010])) == pytest.approx(2.0, rel=0.02)
+    doc = {"seed": 1, "games": 200, "rows": [dict(r, share=share, elo=-100, low=-150, high=-50,
+                                                 times={"level-1": histogram([0.004])}) for r in rows],
+           "levels": [{"level": 1, "iterations": 16, "temperature": 2.0, "oversight": 0.5},
+                      {"level": 2, "iterations": 32, "temperature": 1.5, "oversight": 0.3}],
+           "fit": fit}
+    text = table(doc)
+    assert "| 1 | 16 | 2 | 0.5 | +100 |" in text and "4.0 |" in text
+    assert "Steps under 100 Elo" not in verdict(doc) and "intervals overlap: 1-2." in verdict(doc)
+    assert svg(doc).startswith("<svg") and svg(doc).count("<circle") == 2
