@@ -38,7 +38,7 @@ from search.levels import LEVELS, Level, LevelAgent
 
 ANCHOR = "greedy"
 # greedy meets the levels whose share against it is neither near 0 nor near 1
-GREEDY_PAIRS = (3, 4, 5, 6, 7, 8)
+GREEDY_PAIRS = (4, 5, 6, 7, 8)
 ELO_CAP = 1200
 
 

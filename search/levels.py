@@ -39,18 +39,18 @@ class Level:
     oversight: float            # chance of a uniformly random legal decision instead
 
 
-# Calibrated with pilot matches so that neighbours stand about 100-150 Elo
-# apart (docs/strength.md, "Levels", holds the measured table).
+# Set from pilot matches (40 games a pair, seeds 900 and 910; bench/levels.py --try) so that
+# neighbours stand about 140 Elo apart; docs/strength.md, "Levels", holds what the ladder measured.
 LEVELS = (
-    Level(1, 16, 2.0, 0.50),
-    Level(2, 32, 1.5, 0.30),
-    Level(3, 64, 1.0, 0.18),
-    Level(4, 100, 0.8, 0.10),
-    Level(5, 150, 0.6, 0.06),
-    Level(6, 250, 0.45, 0.035),
-    Level(7, 400, 0.3, 0.02),
-    Level(8, 600, 0.2, 0.01),
-    Level(9, 800, 0.1, 0.004),
+    Level(1, 24, 1.8, 0.42),
+    Level(2, 32, 1.5, 0.32),
+    Level(3, 56, 1.1, 0.20),
+    Level(4, 80, 0.9, 0.13),
+    Level(5, 120, 0.7, 0.08),
+    Level(6, 150, 0.55, 0.055),
+    Level(7, 200, 0.5, 0.045),
+    Level(8, 300, 0.4, 0.03),
+    Level(9, 400, 0.2, 0.012),
     Level(FULL_STRENGTH, DEFAULT_ITERATIONS, 0.0, 0.0),
 )
 
