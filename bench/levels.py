@@ -17,7 +17,8 @@ The record (`--json`) is written after every pair and a run adds to it:
 `--pairs 9-10,8-9` plays only those (the same games as in a whole run), so
 a ladder may be played in parts, and a stopped run goes on where it
 stopped (pairs already recorded are not played again). The table and the
-picture are written once every pair is in. `--replot` plays nothing and
+picture are written once every neighbour pair and one pair with greedy are
+in (greedy's other pairs narrow the fit). `--replot` plays nothing and
 writes them again from `--json`. `--try 9=300:0.3:0.02` plays levels with
 other settings, for the pilot runs that tune the table (nothing is written).
 """
@@ -46,6 +47,12 @@ def ladder_pairs() -> list:
     """Return the ladder's pairs: (level k, level k+1) for k = 1..9, then (greedy, level) for GREEDY_PAIRS."""
     out = [(f"level-{k}", f"level-{k + 1}") for k in range(1, len(LEVELS))]
     return out + [(ANCHOR, f"level-{k}") for k in GREEDY_PAIRS]
+
+
+def fittable(done: set) -> bool:
+    """Return whether the pairs played tie every level to greedy: every neighbour pair and one against greedy."""
+    neighbours = [p for p in ladder_pairs() if p[0] != ANCHOR]
+    return all(p in done for p in neighbours) and any(a == ANCHOR for a, _ in done)
 
 
 def parse_pairs(text: str) -> list:
@@ -206,8 +213,8 @@ def table(doc: dict) -> str:
     for r in doc["rows"]:
         for nm in (r["a"], r["b"]):
             games[nm] = games.get(nm, 0) + r["games"]
-    out = [f"2 players, seed {doc['seed']}, {doc['games']} games a pair; Elo against greedy (0) fitted to every "
-           "pair at once, 95% interval.", "",
+    out = [f"2 players, seed {doc['seed']} (plus the pair's place in the ladder), {games_text(doc)}; Elo against "
+           "greedy (0) fitted to every pair at once, 95% interval.", "",
            "| level | iterations | temperature | oversight | Elo vs greedy | 95% interval | games | "
            "decision time (median ms) |",
            "|---:|---:|---:|---:|---:|---|---:|---:|"]
@@ -225,6 +232,16 @@ def table(doc: dict) -> str:
                    f"[{_fmt(r['low'])}, {_fmt(r['high'])}] |")
     out += ["", verdict(doc)]
     return "\n".join(out) + "\n"
+
+
+def games_text(doc: dict) -> str:
+    """Return how many games the pairs played: "200 games a pair", or each count with its pairs."""
+    counts: dict = {}
+    for r in doc["rows"]:
+        counts.setdefault(r["games"], []).append(f"{r['a'].replace('level-', '')}-{r['b'].replace('level-', '')}")
+    if len(counts) == 1:
+        return f"{next(iter(counts))} games a pair"
+    return "; ".join(f"{n} games: {', '.join(pairs)}" for n, pairs in sorted(counts.items(), reverse=True))
 
 
 def verdict(doc: dict) -> str:
@@ -259,7 +276,7 @@ def svg(doc: dict) -> str:
            'font-family="sans-serif" font-size="12">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
            f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">Levels, 2 players: Elo against greedy '
-           f'(95% intervals, {doc["games"]} games a pair, seed {doc["seed"]})</text>',
+           f'(95% intervals, seed {doc["seed"]})</text>',
            f'<line x1="{L}" y1="{py(0):.1f}" x2="{W - R}" y2="{py(0):.1f}" stroke="#999" stroke-dasharray="4 3"/>',
            f'<text x="{W - R - 4}" y="{py(0) - 4:.1f}" text-anchor="end" fill="#777">greedy</text>',
            f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
@@ -327,7 +344,7 @@ def save_doc(path: str, doc: dict) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.levels", description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=200, help="games a pair (default 200)")
+    ap.add_argument("--games", type=int, default=200, help="games a pair played by this run (default 200)")
     ap.add_argument("--seed", type=int, default=28100)
     ap.add_argument("--jobs", type=int, default=1, choices=(1,), help="one process: the decision times are one core's")
     ap.add_argument("--pairs", help="only these pairs, e.g. 3-4,greedy-5 (pilot runs)")
@@ -343,7 +360,7 @@ def main(argv=None) -> int:
         if not args.json:
             ap.error("--replot needs --json")
         with open(args.json) as f:
-            doc = json.load(f)
+            doc = finish(json.load(f))
     else:
         for item in (args.tried.split(",") if args.tried else []):
             number, _, spec = item.partition("=")
@@ -351,7 +368,8 @@ def main(argv=None) -> int:
             TRIED[int(number)] = Level(int(number), int(its), float(temp), float(over))
         ladder = ladder_pairs()
         pairs = parse_pairs(args.pairs) if args.pairs else ladder
-        settings = {"format": "tne-ai-levels-1", "players": 2, "seed": args.seed, "games": args.games,
+        # --games may differ between the runs that fill one record: each row keeps its own count
+        settings = {"format": "tne-ai-levels-1", "players": 2, "seed": args.seed,
                     "levels": [vars(lv) for lv in LEVELS]}
         keep = args.json is not None and not TRIED
         doc = load_doc(args.json, settings) if keep else {**settings, "rows": []}
@@ -371,10 +389,10 @@ def main(argv=None) -> int:
             if keep:
                 save_doc(args.json, doc)
         done = {(r["a"], r["b"]) for r in doc["rows"]}
-        if not keep or not set(ladder) <= done:
-            missing = [f"{a}-{b}" for a, b in ladder if (a, b) not in done]
-            if keep:
-                print(f"not yet in {args.json}: {', '.join(missing)}")
+        missing = [f"{a}-{b}" for a, b in ladder if (a, b) not in done]
+        if missing and keep:
+            print(f"not yet in {args.json}: {', '.join(missing)}")
+        if not keep or not fittable(done):
             return 0
         finish(doc)
         save_doc(args.json, doc)
