@@ -39,8 +39,9 @@ class Level:
     oversight: float            # chance of a uniformly random legal decision instead
 
 
-# Set from pilot matches (40 games a pair, seeds 900 and 910; bench/levels.py --try) so that
-# neighbours stand about 140 Elo apart; docs/strength.md, "Levels", holds what the ladder measured.
+# Set from pilot matches (40 games a pair, seeds 900 and 910) so that neighbours stand about
+# 140 Elo apart; levels 7-9 set again when the ladder found 6 and 7 equal (with 7 at 200
+# iterations, temperature 0.5, oversight 0.045). docs/strength.md, "Levels", holds what it measured.
 LEVELS = (
     Level(1, 24, 1.8, 0.42),
     Level(2, 32, 1.5, 0.32),
@@ -48,9 +49,9 @@ LEVELS = (
     Level(4, 80, 0.9, 0.13),
     Level(5, 120, 0.7, 0.08),
     Level(6, 150, 0.55, 0.055),
-    Level(7, 200, 0.5, 0.045),
-    Level(8, 300, 0.4, 0.03),
-    Level(9, 400, 0.2, 0.012),
+    Level(7, 250, 0.45, 0.035),
+    Level(8, 400, 0.25, 0.016),
+    Level(9, 600, 0.12, 0.006),
     Level(FULL_STRENGTH, DEFAULT_ITERATIONS, 0.0, 0.0),
 )
 
