@@ -165,7 +165,7 @@ def test_the_ladder_fit_recovers_known_elo_and_chained_levels_are_less_sure():
     lo2, hi2 = fit["level-2"][1:]
     assert lo1 < 100 < hi1 and hi2 - lo2 > hi1 - lo1  # two links from greedy: a wider interval
     assert median_ms(histogram([0.001, 0.002, 0.010])) == pytest.approx(2.0, rel=0.02)
-    doc = {"seed": 1, "games": 200, "rows": [dict(r, share=share, elo=-100, low=-150, high=-50,
+    doc = {"seed": 1, "rows": [dict(r, share=share, elo=-100, low=-150, high=-50,
                                                  times={"level-1": histogram([0.004])}) for r in rows],
            "levels": [{"level": 1, "iterations": 16, "temperature": 2.0, "oversight": 0.5},
                       {"level": 2, "iterations": 32, "temperature": 1.5, "oversight": 0.3}],
@@ -174,3 +174,14 @@ def test_the_ladder_fit_recovers_known_elo_and_chained_levels_are_less_sure():
     assert "| 1 | 16 | 2 | 0.5 | +100 |" in text and "4.0 |" in text
     assert "Steps under 100 Elo" not in verdict(doc) and "intervals overlap: 1-2." in verdict(doc)
     assert svg(doc).startswith("<svg") and svg(doc).count("<circle") == 2
+
+
+def test_the_levels_table_in_the_docs_is_the_records():
+    """docs/strength.md quotes the ladder's table as bench.levels draws it from bench/data/levels-2p.json."""
+    import json
+    from pathlib import Path
+    from bench.levels import finish, table
+    root = Path(__file__).resolve().parent.parent
+    doc = finish(json.loads((root / "bench" / "data" / "levels-2p.json").read_text()))
+    assert doc["levels"] == [vars(lv) for lv in LEVELS]            # measured with today's table
+    assert table(doc) in (root / "docs" / "strength.md").read_text()
