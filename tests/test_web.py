@@ -709,3 +709,64 @@ def test_a_teaching_check_of_a_position_left_is_dropped_and_one_switched_off_mea
     game.set_teach(False)
     assert game.checked(check, game.version) is False                                     # played, no warning
     assert game.pending is None and game.moves[-1]["move"] == TEACHING_BAD
+
+
+# ---------------------------------------------------------------- levels (search.levels)
+
+
+def test_a_new_game_at_a_level_plays_that_level_and_saves_it(client):
+    from tne_ai.web import games as G
+    from search.levels import LEVELS
+    r = client.post("/api/games", json={"players": 2, "human": 1, "level": 3})
+    assert r.status_code == 201, r.text
+    game = client.app_server.games[r.json()["game"]]
+    assert game.engines == {0: G.EngineSeat(iterations=LEVELS[2].iterations, level=3)}
+    assert client.get(f"/api/games/{game.id}").json()["seats"][0]["player"] == "ismcts level 3"
+    with client.websocket_connect(f"/api/games/{game.id}/ws") as ws:
+        msg = until_my_turn(ws)
+        while not any(m["seat"] == 0 for m in game.moves):      # until the engine has decided once
+            ws.send_json({"type": "move", "move": msg["legal"][0]})
+            msg = until_my_turn(ws, after=msg["version"])
+    k = next(i for i, m in enumerate(game.moves) if m["seat"] == 0)
+    job = G.Game(game.initial, 1, game.engines, game.seed, actions=game.actions[:k]).engine_job()
+    assert job[2] == LEVELS[2].iterations and job[5] == 3
+    assert game.actions[k] == G.decide(*job[1:])      # the level's own draw, computed again here
+    # saved and read back after a restart: still level 3
+    again = G.resume_game(game.saved_text())
+    assert again.engines == game.engines and "[engine_0 level 3]" in game.saved_text()
+
+
+def test_the_server_default_level_and_the_levels_table():
+    from tne_ai.web import games as G
+    app = create_app(workers=1, default_level=4)
+    with TestClient(app) as c:
+        doc = c.get("/api/levels").json()
+        assert doc["default"] == 4 and [lv["level"] for lv in doc["levels"]] == list(range(1, 11))
+        gid = c.post("/api/games", json={"players": 2}).json()["game"]
+        assert app.state.server.games[gid].engines[1].level == 4
+        gid = c.post("/api/games", json={"players": 2, "engines": ENGINE}).json()["game"]
+        assert app.state.server.games[gid].engines[1] == G.EngineSeat(iterations=20)
+        gid = c.post("/api/games", json={"players": 2, "level": 10}).json()["game"]
+        assert app.state.server.games[gid].engines[1] == G.EngineSeat(iterations=1000)
+    with pytest.raises(G.GameError, match="level"):
+        create_app(default_level=11)
+
+
+def test_a_bad_level_is_a_clear_400(client):
+    for body, words in [({"level": 0}, "level must be an integer 1..10"), ({"level": 11}, "1..10"),
+                        ({"level": "3"}, "got '3'"), ({"level": 2.5}, "1..10"), ({"level": None}, "1..10"),
+                        ({"level": 3, "engines": ENGINE}, "not both"),
+                        ({"engines": {"level": 3, "iterations": 5}}, "not both")]:
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], (body, r.text)
+    text = client.get(f"/api/games/{new_game(client)}/record").text
+    g = engine.new_game(players=2, seed=11)
+    from engine.record import GameRecorder
+    rec = GameRecorder(g, seed=11, headers={"human": "1"}).text().encode()
+    for query, words in [("level=12", "1..10"), ("level=x", "level must be a number"),
+                         ("level=3&iterations=5", "not iterations and level")]:
+        r = client.post("/api/games/load?" + query, content=rec)
+        assert r.status_code == 400 and words in r.json()["error"], (query, r.text)
+    assert text
+    r = client.post("/api/games/load?level=2", content=rec)
+    assert r.status_code == 201 and client.app_server.games[r.json()["game"]].engines[0].level == 2

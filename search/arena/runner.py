@@ -36,10 +36,11 @@ from engine.info import observation
 from engine.legality import why_illegal
 from engine.record import GameRecorder, RecordError, replay_record
 from engine.state import rank_scores, strength_vector, variant_bits
-from search.agent import Agent, Limits
+from search.agent import Agent, Limits, SearchError
 from search.arena.backends import Backend, JobLost, make_backend
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent
+from search.levels import LEVELS_RANGE, LevelAgent, level_of
 from search.params import SearchParams
 from search.arena.sprt import Sprt, SprtSpec
 from search.twins import twin_all, twin_hands
@@ -54,6 +55,7 @@ AGENTS: dict[str, Callable[[int], Agent]] = {
     "twin-all": twin_all,
 }
 SEARCHES = ("ismcts", "twin-hands", "twin-all")     # the agents that take a params file
+LEVEL_PREFIX = "level-"     # level-1 .. level-10: the search playing at a level (search.levels)
 
 Z95 = 1.959963984540054
 
@@ -66,8 +68,15 @@ def agent_factory(spec: str) -> tuple:
     A twin takes one too (`twin-hands:tuned.json`).
     """
     kind, sep, path = spec.partition(":")
+    if kind.startswith(LEVEL_PREFIX) and not sep:
+        try:
+            level = level_of(kind[len(LEVEL_PREFIX):]).level
+        except SearchError as e:
+            raise ValueError(f"agent {kind!r}: {e}") from None
+        return f"{LEVEL_PREFIX}{level}", functools.partial(LevelAgent, level=level)
     if kind not in AGENTS:
-        raise ValueError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}")
+        lo, hi = LEVELS_RANGE
+        raise ValueError(f"unknown agent {kind!r}; known: {', '.join(AGENTS)}, {LEVEL_PREFIX}{lo}..{LEVEL_PREFIX}{hi}")
     if not sep:
         return kind, AGENTS[kind]
     if kind not in SEARCHES:
@@ -86,8 +95,10 @@ def agent_settings(factories: dict, players: int) -> dict:
         params = fac.keywords.get("params") if isinstance(fac, functools.partial) else None
         cls = fac.func if isinstance(fac, functools.partial) else fac
         entry = {"agent": getattr(cls, "__name__", repr(cls))}
-        if cls in (ISMCTSAgent, twin_hands, twin_all):
+        if cls in (ISMCTSAgent, twin_hands, twin_all, LevelAgent):
             entry["params"] = (params or SearchParams()).resolved(players).to_dict()
+        if cls is LevelAgent:
+            entry["level"] = vars(level_of(fac.keywords["level"]))
         out[nm] = entry
     return out
 

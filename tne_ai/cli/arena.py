@@ -36,7 +36,8 @@ def _sprt_spec(ctx, param, value):
 
 @click.command("arena", context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--a", "agent_a", default="greedy", show_default=True, callback=_agent_spec,
-              help=f"First agent: {', '.join(AGENTS)}, or ismcts:PARAMS_FILE for tuned params.")
+              help=f"First agent: {', '.join(AGENTS)}, level-1 .. level-10 (search/levels.py: each plays its "
+                   "own budget), or ismcts:PARAMS_FILE for tuned params.")
 @click.option("--b", "agent_b", default="random", show_default=True, callback=_agent_spec, help="Second agent.")
 @click.option("--games", type=click.IntRange(1, 10_000_000), default=100, show_default=True)
 @click.option("--players", type=click.IntRange(2, 4), default=2, show_default=True)

@@ -57,6 +57,7 @@ from engine.view import events_for_seat
 from search.agent import Limits
 from search.baselines import GreedyAgent, RandomAgent
 from search.ismcts import ISMCTSAgent, worker_seed
+from search.levels import FULL_STRENGTH, LEVELS_RANGE, LevelAgent
 from search.twins import TwinError, refuse_twin
 from tne_ai.inputs import InputError, check_agrees, check_seat, load_input, require_state, variants_option
 from tne_ai.prompts import conflict_outcome, decision_prompt, square
@@ -216,8 +217,10 @@ def variant_note(before: dict, action: int, after: dict) -> str:
 # ---------------------------------------------------------------- the game
 
 
-def make_agent(name: str, seed: int, limits: Limits):
-    """Return an in-process engine by name (ismcts, greedy, random)."""
+def make_agent(name: str, seed: int, limits: Limits, level: int = FULL_STRENGTH):
+    """Return an in-process engine by name (ismcts, greedy, random); ismcts below level 10 plays at that level."""
+    if name == "ismcts" and level < FULL_STRENGTH:
+        return LevelAgent(seed, level=level)
     if name == "ismcts":
         return ISMCTSAgent(seed=seed, limits=limits)
     if name == "greedy":
@@ -641,6 +644,9 @@ def _engine_names(text: str, opponents: int) -> list:
 @click.option("--iterations", type=click.IntRange(min=1),
               help=f"ismcts iterations per decision (default {DEFAULT_ITERATIONS} when no time is given).")
 @click.option("--seconds", type=click.FloatRange(min=0, min_open=True), help="ismcts seconds per decision.")
+@click.option("--level", type=click.IntRange(*LEVELS_RANGE),
+              help="The ismcts engines' level: 1 (weakest) to 10 (full strength, the default); below 10 a "
+                   "level sets its own budget (docs/strength.md, Levels).")
 @click.option("--seed", type=click.IntRange(0, 2 ** 63 - 1), help="Deal and engine seed (default: random).")
 @click.option("--board", type=click.Choice(["standard", "advanced"]), help="Board (default standard).")
 @variants_option("The 2015 variants of a new game (default none; with --start the position decides).")
@@ -657,9 +663,13 @@ def _engine_names(text: str, opponents: int) -> list:
                    f"best and offer to take it back.")
 @click.option("--teach-iterations", type=click.IntRange(1, 200_000), default=TEACH_ITERATIONS, show_default=True,
               help="Iterations of each search of a teaching check.")
-def play_command(players, seat, engine_names, iterations, seconds, seed, board, variants, start, ply,
+def play_command(players, seat, engine_names, iterations, seconds, level, seed, board, variants, start, ply,
                  record_path, color, teach, teach_iterations):
     """Play against one to three engines in the terminal."""
+    level = FULL_STRENGTH if level is None else level
+    if level < FULL_STRENGTH and (iterations or seconds):
+        raise click.UsageError(f"--level {level} sets the engines' budget: give --level or --iterations/--seconds, "
+                               "not both")
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     if start is not None:
@@ -677,8 +687,10 @@ def play_command(players, seat, engine_names, iterations, seconds, seed, board, 
     names = _engine_names(engine_names, n - 1)
     limits = Limits(iterations if iterations or seconds else DEFAULT_ITERATIONS, seconds)
     opponents = [s for s in range(n) if s != seat]
-    engines = {s: (nm, make_agent(nm, worker_seed(seed, s), limits)) for s, nm in zip(opponents, names)}
+    engines = {s: (nm, make_agent(nm, worker_seed(seed, s), limits, level)) for s, nm in zip(opponents, names)}
     headers = {"human": str(seat), "engines": " ".join(f"{s}:{nm}" for s, (nm, _) in engines.items())}
+    if level < FULL_STRENGTH:
+        headers["level"] = str(level)
     if start is not None:
         # the record starts from the full start position; the seed then only seeds the engines
         headers["engine_seed"] = str(seed)

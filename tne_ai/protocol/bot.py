@@ -39,6 +39,7 @@ from search.baselines import GreedyAgent, RandomAgent, stall_step
 from search.calibration import load_map, position_facts, win_chance
 from search.explain import explain
 from search.ismcts import ISMCTS, NoIterations, world_from_observation
+from search.levels import FULL_STRENGTH, level_decision, level_of
 from search.params import SearchParams
 from search.twins import TwinError, refuse_twin
 from tne_ai import __version__
@@ -118,6 +119,7 @@ class SearchJob:
     iterations: int = 0             # run so far by this go
     passes: int = 0                 # passes in a row before this decision (the greedy baseline's stall rules)
     idle: int = 0                   # action-phase decisions in a row that placed no tile
+    level: int = 10                 # the Level option when the go arrived (search.levels)
 
 
 class BotSession:
@@ -317,6 +319,9 @@ class BotSession:
         iterations = args.get("iterations")
         if iterations is None and budget_ms is None and not args["infinite"]:
             iterations = DEFAULT_ITERATIONS
+        if self.options["Level"] < FULL_STRENGTH:     # a level searches at most its own budget
+            cap = level_of(self.options["Level"]).iterations
+            iterations = cap if iterations is None else min(iterations, cap)
         deadline = None
         if budget_ms is not None:
             deadline = max(received, received + budget_ms / 1000 - self._late)
@@ -324,6 +329,7 @@ class BotSession:
         reuse = list(self._since) if self._since is not None and self.options["ReuseTree"] else None
         job = SearchJob(obs, seat, iterations, seed, reuse, received, deadline)
         job.passes, job.idle = stall_counts(pos.events)
+        job.level = self.options["Level"]
         job.thread = threading.Thread(target=self._search_main, args=(job,), name="tne-search", daemon=True)
         with self._lock:
             self._job = job
@@ -513,6 +519,9 @@ class BotSession:
         if result is not None:
             replies.append(self._info_reply(job, result, job.iterations))
             best, move = result.best, result.best_move
+            if job.level < FULL_STRENGTH:
+                best = level_decision(level_of(job.level), result, job.observation, job.seat, job.seed)
+                move = format_action(best)
         else:
             best, move = self._fallback(job)
         replies.append({"type": "bestmove", "move": move, "action": best})

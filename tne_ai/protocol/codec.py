@@ -158,6 +158,8 @@ OPTIONS = (
     OptionSpec("InfoInterval", "spin", 500, 0, 3_600_000, "--info-interval",
                "ms between info reports (0: only the last)"),
     OptionSpec("MoveOverhead", "spin", 10, 0, 10_000, "--move-overhead", "ms kept back from every time limit"),
+    OptionSpec("Level", "spin", 10, 1, 10, "--level",
+               "playing level, 1 (weakest) to 10 (full strength; docs/strength.md, Levels)"),
     *(o for o in _KNOB_OPTIONS if o.name not in _LISTED_EARLY),
 )
 OPTION_BY_KEY = {o.name.lower(): o for o in OPTIONS}

@@ -38,6 +38,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from search.levels import FULL_STRENGTH, LEVELS
 from tne_ai.web import games as G
 from tne_ai.web import replay
 from tne_ai.web.http import STATIC, BadJSON, dumps, error, is_count, json_object, page, parse_json, record_text
@@ -83,6 +84,7 @@ class Server:
         self.review_executor = review_executor
         self.own_review_executor = review_executor is None
         self.hint_iterations = hint_iterations
+        self.default_level = FULL_STRENGTH    # the engines' level of a game whose request names none
         self.games: "OrderedDict[str, G.Game]" = OrderedDict()
 
     def start(self) -> None:
@@ -226,12 +228,13 @@ class Server:
                 job = game.engine_job()
                 if job is None:
                     return
-                seat, obs, iterations, seconds, seed = job
+                seat, obs, iterations, seconds, seed, level = job
                 version = game.version
                 game.thinking = seat
                 self.broadcast(game, {"type": "thinking", "seat": seat})
                 try:
-                    action = await loop.run_in_executor(self.executor, G.decide, obs, iterations, seconds, seed)
+                    action = await loop.run_in_executor(self.executor, G.decide, obs, iterations, seconds, seed,
+                                                        level)
                 finally:
                     game.thinking = None
                 if not game.engine_move(seat, action, version):
@@ -291,9 +294,17 @@ class Server:
         queue.put_nowait(out)
 
 
-def _engine_specs(data: dict, players: int, human: int) -> dict:
-    spec = data.get("engines", {"iterations": 1000})
+def _engine_specs(data: dict, players: int, human: int, default_level: int = FULL_STRENGTH) -> dict:
+    """Return {seat: EngineSeat} of a new-game request: its engines, or its level (else the server's) below 10."""
     others = [s for s in range(players) if s != human]
+    level = data.get("level", default_level)
+    G.level_seat(level)                   # a bad level is refused even beside engines
+    if "level" in data and "engines" in data and level != FULL_STRENGTH:
+        raise G.GameError(f"level {level} sets the engines' budget: give engines or a level below "
+                          f"{FULL_STRENGTH}, not both")
+    if "engines" not in data and level != FULL_STRENGTH:
+        return {s: G.level_seat(level) for s in others}
+    spec = data.get("engines", {"iterations": G.DEFAULT_ENGINE_ITERATIONS})
     if isinstance(spec, (dict, str)):
         one = G.engine_seat(spec)
         return {s: one for s in others}
@@ -338,10 +349,15 @@ async def favicon(request: Request) -> Response:
     return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
 
+async def levels_view(request: Request) -> Response:
+    """GET /api/levels: the levels (search.levels) and the level of a new game whose request names none."""
+    return JSONResponse({"default": _server(request).default_level, "levels": [vars(lv) for lv in LEVELS]})
+
+
 async def create_game(request: Request) -> Response:
-    """POST /api/games: start a game from JSON {players, board, variants, human, engines}."""
+    """POST /api/games: start a game from JSON {players, board, variants, human, engines, level}."""
     data, bad = await json_object(request, "a new-game request",
-                                  ("players", "board", "variants", "human", "engines", "teach"))
+                                  ("players", "board", "variants", "human", "engines", "level", "teach"))
     if bad is not None:
         return bad
     try:
@@ -351,14 +367,15 @@ async def create_game(request: Request) -> Response:
         if type(human) is not int or not 0 <= human < players:
             raise G.GameError(f"human seat must be 0..{players - 1}, got {human!r}")
         game = G.new_game(players, data.get("board", "standard"), data.get("variants", []), human,
-                          _engine_specs(data, players, human), teach=G.teach_setting(data.get("teach")))
+                          _engine_specs(data, players, human, _server(request).default_level),
+                          teach=G.teach_setting(data.get("teach")))
     except G.GameError as e:
         return error(400, str(e))
     return _started(request, game)
 
 
 async def load_game(request: Request) -> Response:
-    """POST /api/games/load?seat=&iterations=|movetime=&teach=: continue a game from its full record (the body)."""
+    """POST /api/games/load?seat=&iterations=|movetime=|level=&teach=: continue a game from its full record (the body)."""
     text, bad = await record_text(request)
     if bad is not None:
         return bad
@@ -367,12 +384,17 @@ async def load_game(request: Request) -> Response:
         seat = q.get("seat")
         if seat is not None and not is_count(seat):
             raise G.GameError(f"seat must be a number, got {seat[:20]!r}")
+        limits = [k for k in ("iterations", "movetime", "level") if k in q]
+        if len(limits) > 1:
+            raise G.GameError(f"give one of iterations, movetime and level, not {' and '.join(limits)}")
         spec = None
-        if "iterations" in q or "movetime" in q:
-            key = "iterations" if "iterations" in q else "movetime"
+        if limits:
+            key = limits[0]
             if not is_count(q[key]):
                 raise G.GameError(f"{key} must be a number")
             spec = G.engine_seat({key: int(q[key])})
+        elif _server(request).default_level != FULL_STRENGTH:
+            spec = G.level_seat(_server(request).default_level)
         game = G.load_game(text, None if seat is None else int(seat), spec)
         if "teach" in q:
             game.teach = G.teach_setting(q["teach"])
@@ -608,6 +630,7 @@ async def lifespan(app: Starlette):
 ROUTES = [
     Route("/", index),
     Route("/favicon.ico", favicon),
+    Route("/api/levels", levels_view),
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games/load", load_game, methods=["POST"]),
     Route("/api/games/{game_id}", game_view),
@@ -622,7 +645,7 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
                hint_iterations: int = G.HINT_ITERATIONS, data_dir=None,
                review_workers: int = 1, review_executor: Optional[Executor] = None,
                max_games: int = G.MAX_GAMES, max_saved: int = MAX_SAVED,
-               teach_iterations: int = G.TEACH_ITERATIONS) -> Starlette:
+               teach_iterations: int = G.TEACH_ITERATIONS, default_level: int = FULL_STRENGTH) -> Starlette:
     """Return the web app; engine searches run in a spawn ProcessPoolExecutor of `workers` (or `executor`).
 
     Reviews run in a pool of their own, `review_workers` processes at the
@@ -631,10 +654,13 @@ def create_app(workers: int = 2, executor: Optional[Executor] = None,
     With `data_dir` every game is saved there after every decision and the unfinished ones resume at start.
     At most `max_games` games are kept in memory and `max_saved` saved; beyond, a new game is a 503 (Server).
     Teaching checks search `teach_iterations` per search (tne_ai.teach).
+    `default_level` (1..10) is the engines' level of a new or loaded game whose request names no level or limit.
     The app's state holds its Server (`server`) and its reviews and watched games (`replays`).
     """
+    G.level_seat(default_level)           # GameError for no level
     app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.server = Server(workers, executor, hint_iterations, data_dir, review_workers, review_executor,
                               max_games, max_saved, teach_iterations)
+    app.state.server.default_level = default_level
     app.state.replays = replay.Replays()
     return app

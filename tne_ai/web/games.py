@@ -57,6 +57,7 @@ from engine.view import events_for_seat, letters
 from search.agent import Limits
 from search.analysis import analyse, equally_good
 from search.ismcts import ISMCTS, worker_seed
+from search.levels import FULL_STRENGTH, LEVELS_RANGE, level_decision, level_of
 from search.twins import TwinError, refuse_twin
 from tne_ai.prompts import conflict_outcome, decision_prompt
 from tne_ai.teach import ANSWERS, DEFAULT_THRESHOLD, TEACH_ITERATIONS, check_decision, parse_threshold, warning_text
@@ -66,6 +67,7 @@ from tne_ai.protocol.client import newgame_line, position_line
 MAX_ITERATIONS = 200_000
 MAX_MOVETIME_MS = 60_000
 HINT_ITERATIONS = 2_000
+DEFAULT_ENGINE_ITERATIONS = 1000     # an engine seat given no limit (level 10)
 HINT_CANDIDATES = 5
 MAX_GAMES = 200                      # games kept in memory per server (the least recently used idle one goes first)
 _SQUARE_RE = re.compile(r"\b([a-p](?:1[01]|[1-9]))\b")
@@ -101,11 +103,15 @@ def lowest_priority() -> None:
         os.nice(19)
 
 
-def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int) -> int:
-    """Return an engine seat's decision, searched from its own observation (runs in a worker process)."""
+def decide(obs: dict, iterations: Optional[int], seconds: Optional[float], seed: int,
+           level: int = FULL_STRENGTH) -> int:
+    """Return an engine seat's decision, searched from its own observation, at a level (runs in a worker process)."""
     searcher = _searcher()
     searcher.forget()
-    return searcher.search(obs, obs["seat"], Limits(iterations, seconds), seed=seed).best
+    result = searcher.search(obs, obs["seat"], Limits(iterations, seconds), seed=seed)
+    if level < FULL_STRENGTH:
+        return level_decision(level_of(level), result, obs, obs["seat"], seed)
+    return result.best
 
 
 def hint(obs: dict, iterations: int, seed: int) -> dict:
@@ -157,22 +163,36 @@ def teach_setting(value) -> Optional[float]:
 
 @dataclass(frozen=True)
 class EngineSeat:
-    """How one engine seat searches: iterations or milliseconds per decision."""
+    """How one engine seat searches: iterations or milliseconds per decision, or a level below 10 (search.levels)."""
 
     iterations: Optional[int] = None
     movetime: Optional[int] = None            # milliseconds
+    level: int = FULL_STRENGTH                # below 10: the level's own budget and decision
 
     def limits(self) -> tuple:
         return self.iterations, (self.movetime / 1000 if self.movetime else None)
 
     def label(self) -> str:
+        if self.level < FULL_STRENGTH:
+            return f"ismcts level {self.level}"
         if self.movetime:
             return f"ismcts {self.movetime} ms"
         return f"ismcts {self.iterations} iterations"
 
 
+def level_seat(level) -> EngineSeat:
+    """Return the EngineSeat of a level 1..10 (10: the default 1000 iterations); GameError if it is no level."""
+    lo, hi = LEVELS_RANGE
+    if type(level) is not int or not lo <= level <= hi:
+        raise GameError(f"level must be an integer {lo}..{hi} ({lo} weakest, {hi} full strength), got {level!r}")
+    lv = level_of(level)
+    if lv.level == FULL_STRENGTH:
+        return EngineSeat(iterations=DEFAULT_ENGINE_ITERATIONS)
+    return EngineSeat(iterations=lv.iterations, level=lv.level)
+
+
 def engine_seat(spec) -> EngineSeat:
-    """Return an EngineSeat from {"iterations": n} or {"movetime": ms} (GameError if bad)."""
+    """Return an EngineSeat from {"iterations": n}, {"movetime": ms} or {"level": n} (GameError if bad)."""
     for name in ([spec] if isinstance(spec, str) else [spec.get("agent"), spec.get("engine")]
                  if isinstance(spec, dict) else []):
         if isinstance(name, str):
@@ -182,6 +202,11 @@ def engine_seat(spec) -> EngineSeat:
                 raise GameError(str(e)) from None
     if not isinstance(spec, dict):
         raise GameError("an engine is {\"iterations\": N} or {\"movetime\": MS}")
+    if "level" in spec:
+        if set(spec) != {"level"}:
+            raise GameError("a level sets the engine's budget: give an engine a level, or iterations or "
+                            "movetime, not both")
+        return level_seat(spec["level"])
     it, mt = spec.get("iterations"), spec.get("movetime")
     if set(spec) - {"iterations", "movetime"}:
         raise GameError(f"unknown engine field(s): {', '.join(sorted(set(spec) - {'iterations', 'movetime'}))}")
@@ -328,7 +353,8 @@ class Game:
         game's settings (id, human seat, each engine). Never sent to the browser."""
         heads = {"game": self.id, "human": str(self.human)}
         for s, e in sorted(self.engines.items()):
-            heads[f"engine_{s}"] = f"movetime {e.movetime}" if e.movetime else f"iterations {e.iterations}"
+            heads[f"engine_{s}"] = (f"level {e.level}" if e.level < FULL_STRENGTH else
+                                    f"movetime {e.movetime}" if e.movetime else f"iterations {e.iterations}")
         if self.start_header:
             heads["engine_seed"] = str(self.seed)
         if self.reshuffles:
@@ -521,7 +547,7 @@ class Game:
         self._rebuild(kept)
 
     def engine_job(self) -> Optional[tuple]:
-        """Return (seat, observation, iterations, seconds, seed) when an engine is to act, else None."""
+        """Return (seat, observation, iterations, seconds, seed, level) when an engine is to act, else None."""
         if self.over:
             return None
         seat = self.state.to_act
@@ -529,7 +555,8 @@ class Game:
             return None
         it, secs = self.engines[seat].limits()
         seed = worker_seed(self.seed, seat) ^ (len(self.actions) * 1_000_003)
-        return seat, observation(self.state.snapshot(), seat), it, secs, seed & ((1 << 63) - 1)
+        return seat, observation(self.state.snapshot(), seat), it, secs, seed & ((1 << 63) - 1), \
+            self.engines[seat].level
 
     def engine_move(self, seat: int, action: int, version: int) -> bool:
         """Apply an engine's decision if the position is still the one it searched; return whether applied."""
@@ -556,7 +583,7 @@ def new_game(players=2, board="standard", variants=(), human=0, engines=None, se
     engines = dict(engines or {})
     for s in range(players):
         if s != human:
-            engines.setdefault(s, EngineSeat(iterations=1000))
+            engines.setdefault(s, EngineSeat(iterations=DEFAULT_ENGINE_ITERATIONS))
     if seed is None:
         seed = random.SystemRandom().randrange(2 ** 62)
     state = engine.new_game(players, seed, board, [v for v in A.VARIANTS if v in variants])
@@ -587,7 +614,7 @@ def load_game(text: str, human: Optional[int] = None, engine_spec: Optional[Engi
         human = 0 if human is None else human
     if not 0 <= human < state.players:
         raise GameError(f"seat {human} does not exist in this {state.players}-player game")
-    spec = engine_spec or EngineSeat(iterations=1000)
+    spec = engine_spec or EngineSeat(iterations=DEFAULT_ENGINE_ITERATIONS)
     seed = int(heads["seed"]) if "start" not in heads and _is_count(heads.get("seed")) else \
         random.SystemRandom().randrange(2 ** 62)
     reshuffles = int(heads["reshuffled"]) if "start" in heads and _is_count(heads.get("reshuffled")) else 0
@@ -608,7 +635,7 @@ def resume_game(text: str) -> Game:
     for s in list(game.engines):
         spec = heads.get(f"engine_{s}", "").split()
         if len(spec) != 2 or not _is_count(spec[1]):
-            raise GameError(f"no [engine_{s} iterations|movetime N] header")
+            raise GameError(f"no [engine_{s} iterations|movetime|level N] header")
         game.engines[s] = engine_seat({spec[0]: int(spec[1])})
     if game.start_header:
         if not _is_count(heads.get("engine_seed")):

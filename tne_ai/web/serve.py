@@ -16,6 +16,8 @@ from pathlib import Path
 
 import click
 
+from search.levels import FULL_STRENGTH, LEVELS_RANGE
+
 
 def is_loopback(host: str) -> bool:
     """Return whether a host name or address is the loopback interface."""
@@ -84,7 +86,10 @@ def default_data_dir() -> Path:
                    "searching) a new game is refused with 503 (idle ones leave memory, still saved).")
 @click.option("--max-saved-games", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
               help="Games saved in the data folder at most; beyond, a new game is refused with 503.")
-def serve_command(host, port, workers, data_dir, max_games, max_saved_games):
+@click.option("--level", type=click.IntRange(*LEVELS_RANGE), default=FULL_STRENGTH, show_default=True,
+              help="The engines' level in a new game whose form or request names none: 1 (weakest) to 10 "
+                   "(full strength, 1000 iterations a decision); docs/strength.md, Levels.")
+def serve_command(host, port, workers, data_dir, max_games, max_saved_games, level):
     """Play against the engine in a browser: a local web app (docs/web.md)."""
     import uvicorn
 
@@ -102,6 +107,7 @@ def serve_command(host, port, workers, data_dir, max_games, max_saved_games):
     click.echo(banner(host, bound, workers), err=False)
     click.echo(f"games saved in {data_dir}")
     config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir, max_games=max_games,
-                                       max_saved=max_saved_games), log_level="warning", ws="auto")
+                                       max_saved=max_saved_games, default_level=level),
+                            log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])

@@ -296,6 +296,7 @@ $("newgame").onsubmit = async (ev) => {
                 board: f.board.value, variants: ["english", "buildings", "wonder"].filter((n) => f[n].checked),
                 engines: {[f.limit.value]: amount}};
   body.teach = teachSetting();
+  withLevel(body, f);
   const r = await fetch("/api/games", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const j = await r.json();
   if (!r.ok) { say(j.error); return; }
@@ -306,13 +307,38 @@ $("loadfile").onchange = async (ev) => {
   if (!file) return;
   const f = $("newgame");
   const teach = teachSetting() === null ? "" : "&teach=" + encodeURIComponent(teachSetting());
-  const r = await fetch("/api/games/load?" + f.limit.value + "=" + parseInt(f.amount.value, 10) + teach, {method: "POST", body: await file.text()});
+  const r = await fetch("/api/games/load?" + loadLimit(f) + teach, {method: "POST", body: await file.text()});
   const j = await r.json();
   if (!r.ok) { say(j.error); return; }
   connect(j.game);
 };
 $("newgame").teach.onchange = sendTeachSetting;
 $("newgame").teachthreshold.onchange = () => { if ($("newgame").teach.checked) sendTeachSetting(); };
+// The level picker: below 10 a level sets the engines' budget, so the iterations field stands aside;
+// it starts at the server's default level (tne-ai serve --level).
+function withLevel(body, f) {
+  const level = +f.level.value;
+  if (level < 10) { body.level = level; delete body.engines; }
+  return body;
+}
+function loadLimit(f) {
+  return +f.level.value < 10 ? "level=" + f.level.value : f.limit.value + "=" + parseInt(f.amount.value, 10);
+}
+function levelChanged() {
+  const f = $("newgame"), full = +f.level.value === 10;
+  f.limit.disabled = !full;
+  f.amount.disabled = !full;
+}
+async function initLevel() {
+  const f = $("newgame");
+  f.level.onchange = levelChanged;
+  try {
+    const r = await fetch("/api/levels");
+    if (r.ok) f.level.value = String((await r.json()).default);
+  } catch (e) { /* the form keeps level 10 */ }
+  levelChanged();
+}
+initLevel();
 setInterval(() => send({type: "ping", t: Date.now()}), 30000);
 const start = new URLSearchParams(location.search).get("game");
 if (start) connect(start);
