@@ -34,6 +34,7 @@ import math
 import sys
 import time
 
+from bench.plot import LEFT, RIGHT, TOP, WIDTH, elo_frame
 from search.agent import Limits
 from search.arena.runner import AGENTS, run_match
 from search.arena.backends import make_backend
@@ -171,31 +172,15 @@ def table(rows: list, opponent: str, players: int, seed: int, agent: str = "ismc
 
 def svg(rows: list, title: str, half: bool = False) -> str:
     """Return an SVG plot of Elo against log2(iterations), with 95% bars (infinite ends drawn at the cap)."""
-    W, H, L, R, T, B = 640, 400, 70, 20, 40, 50
     xs = [math.log2(r[0]) for r in rows]
     clip = lambda v: max(-ELO_CAP, min(ELO_CAP, v))  # noqa: E731
-    ys = [clip(v) for r in rows for v in (r[3], r[4], r[5])]
-    x0, x1 = min(xs) - 0.5, max(xs) + 0.5
-    y0, y1 = min(ys + [0]) - 50, max(ys + [0]) + 50
-    px = lambda x: L + (x - x0) / (x1 - x0) * (W - L - R)  # noqa: E731
-    py = lambda y: T + (y1 - y) / (y1 - y0) * (H - T - B)  # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           'font-family="sans-serif" font-size="12">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">{title}</text>',
-           f'<line x1="{L}" y1="{py(0):.1f}" x2="{W - R}" y2="{py(0):.1f}" stroke="#999" stroke-dasharray="4 3"/>',
-           f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
-           f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
-           f'<text x="{(L + W - R) / 2}" y="{H - 12}" text-anchor="middle">iterations per decision (log scale)</text>',
-           f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 {(T + H - B) / 2})">'
-           + ("Elo against half the budget" if half else "Elo against the opponent") + '</text>']
-    step = 100 if y1 - y0 < 1200 else 200
-    for y in range(int(math.ceil(y0 / step) * step), int(y1) + 1, step):
-        out.append(f'<line x1="{L - 4}" y1="{py(y):.1f}" x2="{L}" y2="{py(y):.1f}" stroke="black"/>'
-                   f'<text x="{L - 8}" y="{py(y) + 4:.1f}" text-anchor="end">{y:+d}</text>')
+    frame = elo_frame(xs, [clip(v) for r in rows for v in (r[3], r[4], r[5])], title,
+                      "iterations per decision (log scale)",
+                      "Elo against half the budget" if half else "Elo against the opponent")
+    out, px, py = frame.lines, frame.px, frame.py
+    W, R, T, L = WIDTH, RIGHT, TOP, LEFT
     for x in sorted(set(xs)):
-        out.append(f'<line x1="{px(x):.1f}" y1="{H - B}" x2="{px(x):.1f}" y2="{H - B + 4}" stroke="black"/>'
-                   f'<text x="{px(x):.1f}" y="{H - B + 18}" text-anchor="middle">{2 ** x:,.0f}</text>')
+        frame.x_tick(x, f"{2 ** x:,.0f}")
     # rows of other game counts are other runs (a pooled file): each its own colour and line, set a little apart
     runs = sorted({r[1] for r in rows})
     for k, n in enumerate(runs):
@@ -229,8 +214,7 @@ def svg(rows: list, title: str, half: bool = False) -> str:
                    f'y2="{py(ends[1][1]):.1f}" stroke="#cc5522" stroke-width="2" stroke-dasharray="6 4"/>')
         out.append(f'<text x="{W - R - 4}" y="{T + 14}" text-anchor="end" fill="#cc5522">fitted: '
                    f'{slope:+.0f} Elo a doubling [{lo:+.0f}, {hi:+.0f}]</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return frame.finish()
 
 
 def load_rows(path: str, settings: dict) -> list:

@@ -25,6 +25,7 @@ other settings, for the pilot runs that tune the table (nothing is written).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import functools
 import json
 import math
@@ -32,26 +33,34 @@ import os
 import sys
 import time
 
+from bench.plot import elo_frame
 from search.agent import Limits
-from search.arena.runner import run_match, wilson_interval, elo_from_share
+from search.arena.runner import run_match
 from search.baselines import GreedyAgent
 from search.levels import LEVELS, Level, LevelAgent
 
 ANCHOR = "greedy"
-# greedy meets the levels whose share against it is neither near 0 nor near 1
-GREEDY_PAIRS = (4, 5, 6, 7, 8)
+# greedy meets the levels whose share against it is not near 0 (levels 1 and 2 score a few percent)
+GREEDY_PAIRS = (3, 4, 5, 6, 7, 8, 9, 10)
 ELO_CAP = 1200
 
 
 def ladder_pairs() -> list:
-    """Return the ladder's pairs: (level k, level k+1) for k = 1..9, then (greedy, level) for GREEDY_PAIRS."""
-    out = [(f"level-{k}", f"level-{k + 1}") for k in range(1, len(LEVELS))]
+    """Return the ladder's pairs: (level k, level k+1), then (level k, level k+2), then (greedy, level) for GREEDY_PAIRS.
+
+    The pairs two levels apart and greedy's many pairs tie each level to the
+    anchor by several paths, so the intervals of the levels far from greedy
+    stay narrow enough to tell neighbours apart.
+    """
+    n = len(LEVELS)
+    out = [(f"level-{k}", f"level-{k + 1}") for k in range(1, n)]
+    out += [(f"level-{k}", f"level-{k + 2}") for k in range(1, n - 1)]
     return out + [(ANCHOR, f"level-{k}") for k in GREEDY_PAIRS]
 
 
 def fittable(done: set) -> bool:
     """Return whether the pairs played tie every level to greedy: every neighbour pair and one against greedy."""
-    neighbours = [p for p in ladder_pairs() if p[0] != ANCHOR]
+    neighbours = [(f"level-{k}", f"level-{k + 1}") for k in range(1, len(LEVELS))]
     return all(p in done for p in neighbours) and any(a == ANCHOR for a, _ in done)
 
 
@@ -263,44 +272,23 @@ def verdict(doc: dict) -> str:
 
 def svg(doc: dict) -> str:
     """Return an SVG of each level's Elo against greedy with its 95% bar, greedy's 0 dashed."""
-    W, H, L, R, T, B = 640, 400, 70, 20, 40, 50
     fit = doc["fit"]
     levels = [lv["level"] for lv in doc["levels"]]
     clip = lambda v: max(-ELO_CAP, min(ELO_CAP, v))  # noqa: E731
-    ys = [clip(v) for lv in levels for v in fit[f"level-{lv}"]]
-    x0, x1 = min(levels) - 0.5, max(levels) + 0.5
-    y0, y1 = min(ys + [0]) - 50, max(ys + [0]) + 50
-    px = lambda x: L + (x - x0) / (x1 - x0) * (W - L - R)  # noqa: E731
-    py = lambda y: T + (y1 - y) / (y1 - y0) * (H - T - B)  # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           'font-family="sans-serif" font-size="12">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{W / 2}" y="22" text-anchor="middle" font-size="14">Levels, 2 players: Elo against greedy '
-           f'(95% intervals, seed {doc["seed"]})</text>',
-           f'<line x1="{L}" y1="{py(0):.1f}" x2="{W - R}" y2="{py(0):.1f}" stroke="#999" stroke-dasharray="4 3"/>',
-           f'<text x="{W - R - 4}" y="{py(0) - 4:.1f}" text-anchor="end" fill="#777">greedy</text>',
-           f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
-           f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
-           f'<text x="{(L + W - R) / 2}" y="{H - 12}" text-anchor="middle">level</text>',
-           f'<text x="16" y="{(T + H - B) / 2}" text-anchor="middle" transform="rotate(-90 16 {(T + H - B) / 2})">'
-           'Elo against greedy</text>']
-    step = 100 if y1 - y0 < 1200 else 200
-    for y in range(int(math.ceil(y0 / step) * step), int(y1) + 1, step):
-        out.append(f'<line x1="{L - 4}" y1="{py(y):.1f}" x2="{L}" y2="{py(y):.1f}" stroke="black"/>'
-                   f'<text x="{L - 8}" y="{py(y) + 4:.1f}" text-anchor="end">{y:+d}</text>')
+    frame = elo_frame(levels, [clip(v) for lv in levels for v in fit[f"level-{lv}"]],
+                      f'Levels, 2 players: Elo against greedy (95% intervals, seed {doc["seed"]})',
+                      "level", "Elo against greedy", zero_label="greedy")
     pts = []
     for lv in levels:
         elo, lo, hi = fit[f"level-{lv}"]
-        cx = px(lv)
-        out.append(f'<line x1="{cx:.1f}" y1="{H - B}" x2="{cx:.1f}" y2="{H - B + 4}" stroke="black"/>'
-                   f'<text x="{cx:.1f}" y="{H - B + 18}" text-anchor="middle">{lv}</text>')
-        out.append(f'<line x1="{cx:.1f}" y1="{py(clip(lo)):.1f}" x2="{cx:.1f}" y2="{py(clip(hi)):.1f}" '
-                   'stroke="#3366aa" stroke-width="2"/>')
-        out.append(f'<circle cx="{cx:.1f}" cy="{py(clip(elo)):.1f}" r="4" fill="#3366aa"/>')
-        pts.append(f"{cx:.1f},{py(clip(elo)):.1f}")
-    out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#3366aa"/>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        cx = frame.px(lv)
+        frame.x_tick(lv, str(lv))
+        frame.lines.append(f'<line x1="{cx:.1f}" y1="{frame.py(clip(lo)):.1f}" x2="{cx:.1f}" '
+                           f'y2="{frame.py(clip(hi)):.1f}" stroke="#3366aa" stroke-width="2"/>')
+        frame.lines.append(f'<circle cx="{cx:.1f}" cy="{frame.py(clip(elo)):.1f}" r="4" fill="#3366aa"/>')
+        pts.append(f"{cx:.1f},{frame.py(clip(elo)):.1f}")
+    frame.lines.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="#3366aa"/>')
+    return frame.finish()
 
 
 def decision_ms(doc: dict) -> dict:
@@ -336,10 +324,20 @@ def load_doc(path: str, settings: dict) -> dict:
 
 
 def save_doc(path: str, doc: dict) -> None:
-    with open(path + ".part", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(path + ".part", path)
+    """Write the record, first adding the rows another run wrote to it meanwhile (runs on other cores share one record)."""
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(path) as f:
+                theirs = json.load(f)
+        except FileNotFoundError:
+            theirs = {"rows": []}
+        mine = {(r["a"], r["b"]) for r in doc["rows"]}
+        doc["rows"] += [r for r in theirs.get("rows", []) if (r["a"], r["b"]) not in mine]
+        with open(path + ".part", "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        os.replace(path + ".part", path)
 
 
 def main(argv=None) -> int:

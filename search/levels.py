@@ -39,19 +39,19 @@ class Level:
     oversight: float            # chance of a uniformly random legal decision instead
 
 
-# Set from pilot matches (40 games a pair, seeds 900 and 910) so that neighbours stand about
-# 140 Elo apart; levels 7-9 set again when the ladder found 6 and 7 equal (with 7 at 200
-# iterations, temperature 0.5, oversight 0.045). docs/strength.md, "Levels", holds what it measured.
+# Set so that neighbours stand about 135 Elo apart, by interpolating each setting between
+# the points an earlier ladder measured (seed 28100), then checked by a pilot of 60 games a
+# neighbour pair. docs/strength.md, "Levels", holds what the ladder measured.
 LEVELS = (
     Level(1, 24, 1.8, 0.42),
-    Level(2, 32, 1.5, 0.32),
-    Level(3, 56, 1.1, 0.20),
-    Level(4, 80, 0.9, 0.13),
-    Level(5, 120, 0.7, 0.08),
-    Level(6, 150, 0.55, 0.055),
-    Level(7, 250, 0.45, 0.035),
-    Level(8, 400, 0.25, 0.016),
-    Level(9, 600, 0.12, 0.006),
+    Level(2, 30, 1.6, 0.35),
+    Level(3, 40, 1.35, 0.28),
+    Level(4, 54, 1.12, 0.21),
+    Level(5, 72, 0.95, 0.15),
+    Level(6, 110, 0.75, 0.09),
+    Level(7, 150, 0.57, 0.058),
+    Level(8, 310, 0.35, 0.026),
+    Level(9, 450, 0.22, 0.013),
     Level(FULL_STRENGTH, DEFAULT_ITERATIONS, 0.0, 0.0),
 )
 

@@ -314,7 +314,7 @@ def review_record(text: str, seats: Optional[Iterable[int]] = None, limits: Limi
         "limits": {"iterations": limits.iterations, "seconds": limits.seconds},
         "seed": seed, "samples": samples,
         "thresholds": {name: threshold for name, threshold in MARKS},
-        "loss_units": "win chance" if load_map(facts["players"], facts["board"]) is not None else "search value",
+        "loss_units": loss_units(facts["players"], facts["board"]),
         "decisions": decisions,
         "summary": summarise(decisions, facts["players"]),
     }
@@ -326,6 +326,11 @@ def review_record(text: str, seats: Optional[Iterable[int]] = None, limits: Limi
 def valuation_seed(seed: int, ply: int) -> int:
     """Return the seed review_decision values the best and played decisions of `ply` with, in a review of `seed`."""
     return worker_seed(worker_seed(seed, ply), 1)
+
+
+def loss_units(players: int, board: str) -> str:
+    """Return what a review's values and losses are on a board: "win chance" where a calibration map ships, else "search value"."""
+    return "win chance" if load_map(players, board) is not None else "search value"
 
 
 def _interval(chance: tuple) -> dict:
@@ -348,7 +353,9 @@ def try_decision(searcher: ISMCTS, item: tuple, tried: int, best: int, limits: L
     quadrature); the verdict is `better` when the interval lies above 0,
     `worse` when below, `played` for the decision played itself, else `same`
     (about as good: the search cannot tell them apart). `loss` is the tried decision's loss against the best, as the
-    review would count it, and `mark` the mark it would earn.
+    review would count it, and `mark` the mark it would earn. `units` says
+    what the numbers are (loss_units): win chances, or search values where
+    no calibration map ships.
     """
     ply, seat, before, played, _ = item
     w = valuation_seed(seed, ply)
@@ -374,4 +381,5 @@ def try_decision(searcher: ISMCTS, item: tuple, tried: int, best: int, limits: L
         "loss": max(0.0, loss), "loss_low": max(0.0, loss - l_half), "loss_high": max(0.0, loss + l_half),
         "mark": mark_for(max(0.0, loss - l_half)),
         "searches": len(values), "iterations": limits.iterations, "seed": seed,
+        "units": loss_units(before["players"], before["board"]),
     }

@@ -128,6 +128,17 @@ def test_summary_accuracy_per_seat_and_none_without_a_map():
     assert none["accuracy"] is None and none["accuracy_note"] == ACCURACY_NO_MAP
 
 
+def test_a_decision_tried_says_whether_its_numbers_are_win_chances(monkeypatch):
+    from search.ismcts import ISMCTS
+    from search.review import try_decision
+    _, items = record_decisions(war_blunder_record(), [0])
+    item = items[0]
+    tried = try_decision(ISMCTS(), item, item[3], item[3], Limits(iterations=50), seed=1)
+    assert tried["units"] == "win chance" and tried["verdict"] == "played"
+    monkeypatch.setitem(calibration._CACHE, calibration.map_path(2, "standard"), None)     # as if none shipped
+    assert try_decision(ISMCTS(), item, item[3], item[3], Limits(iterations=50), seed=1)["units"] == "search value"
+
+
 def test_without_a_win_chance_map_the_review_gives_no_accuracy(monkeypatch):
     monkeypatch.setitem(calibration._CACHE, calibration.map_path(2, "standard"), None)     # as if none shipped
     doc = review_record(war_blunder_record(), [0], Limits(iterations=200), seed=1)

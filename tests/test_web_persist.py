@@ -195,8 +195,10 @@ def test_serve_passes_its_caps_to_the_app(tmp_path, monkeypatch):
     import uvicorn
     monkeypatch.setattr(uvicorn, "Server", FakeServer)
     out = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--max-games", "3",
-                                               "--max-saved-games", "7"])
+                                               "--max-saved-games", "7", "--teach-iterations", "300"])
     assert out.exit_code == 0, out.output
-    assert (seen[0].max_games, seen[0].max_saved) == (3, 7)
+    assert (seen[0].max_games, seen[0].max_saved, seen[0].teach_iterations) == (3, 7, 300)
     bad = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--max-games", "0"])
     assert bad.exit_code == 2 and "--max-games" in bad.output
+    bad = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--teach-iterations", "0"])
+    assert bad.exit_code == 2 and "--teach-iterations" in bad.output

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from search.levels import FULL_STRENGTH, LEVELS_RANGE
+from tne_ai.teach import TEACH_ITERATIONS
 
 
 def is_loopback(host: str) -> bool:
@@ -89,7 +90,9 @@ def default_data_dir() -> Path:
 @click.option("--level", type=click.IntRange(*LEVELS_RANGE), default=FULL_STRENGTH, show_default=True,
               help="The engines' level in a new game whose form or request names none: 1 (weakest) to 10 "
                    "(full strength, 1000 iterations a decision); docs/strength.md, Levels.")
-def serve_command(host, port, workers, data_dir, max_games, max_saved_games, level):
+@click.option("--teach-iterations", type=click.IntRange(1, 200_000), default=TEACH_ITERATIONS, show_default=True,
+              help="Teaching mode: iterations of each search that checks a player's decision (as play's).")
+def serve_command(host, port, workers, data_dir, max_games, max_saved_games, level, teach_iterations):
     """Play against the engine in a browser: a local web app (docs/web.md)."""
     import uvicorn
 
@@ -107,7 +110,8 @@ def serve_command(host, port, workers, data_dir, max_games, max_saved_games, lev
     click.echo(banner(host, bound, workers), err=False)
     click.echo(f"games saved in {data_dir}")
     config = uvicorn.Config(create_app(workers=workers, data_dir=data_dir, max_games=max_games,
-                                       max_saved=max_saved_games, default_level=level),
+                                       max_saved=max_saved_games, default_level=level,
+                                       teach_iterations=teach_iterations),
                             log_level="warning", ws="auto")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])

@@ -302,7 +302,7 @@ async function puzzleTry(move) {
   } finally { puz.busy = false; $("puzzletry").disabled = false; }
 }
 
-// the verdict in words, then the three win chances with their 95% ranges, then the engine's best on the board
+// the verdict in words, then the three win chances (search values without a map) with their 95% ranges, then the engine's best on the board
 function puzzleVerdict(a) {
   const chance = (w) => pct(w.win) + " (" + pct(w.low) + "–" + pct(w.high) + ")";
   const words = {
@@ -315,13 +315,15 @@ function puzzleVerdict(a) {
   box.replaceChildren(el("p", {"class": "verdict " + a.verdict}, words + (a.is_best ? " It is the engine's best decision." : "")));
   const t = el("table", {"class": "facts"});
   const row = (k, m, w) => { const tr = el("tr"); tr.append(el("th", {}, k), el("td", {}, m), el("td", {}, chance(w))); t.append(tr); };
-  const head = el("tr"); head.append(el("th", {}, ""), el("th", {}, "decision"), el("th", {}, "wins (95% range)")); t.append(head);
+  const chances = a.units === "win chance";        // else search values: no calibration map ships for this board
+  const head = el("tr"); head.append(el("th", {}, ""), el("th", {}, "decision"),
+    el("th", {}, (chances ? "wins" : "search value") + " (95% range)")); t.append(head);
   row("you tried", a.tried, a.tried_win);
   row("the game", a.played, a.played_win);
   row("engine's best", a.best, a.best_win);
   box.append(t);
   box.append(el("p", {"class": "note"}, "Your try against the game's: " + (a.gain >= 0 ? "+" : "") + pct(a.gain) +
-    " of win chance (" + pct(a.gain_low) + " to " + pct(a.gain_high) + ")" + (a.mark ? "; against the engine's best it would be marked " + a.mark : "") + "."));
+    (chances ? " of win chance (" : " of search value (") + pct(a.gain_low) + " to " + pct(a.gain_high) + ")" + (a.mark ? "; against the engine's best it would be marked " + a.mark : "") + "."));
   const again = el("button", {type: "button"}, "try another decision");
   again.onclick = () => { $("verdict").replaceChildren(); puz.prefix = null; puz.answered = false; puzzleRender(); };
   box.append(again);
