@@ -1,26 +1,32 @@
-"""The levels' ladder: each level's Elo against greedy (Elo 0), from matches between neighbours, as a table and an SVG.
+"""The levels' ladder: each level's Elo against greedy (Elo 0), from matches between near levels, as a table and an SVG.
 
-    python -m bench.levels --games 200 --seed 28100 --jobs 1 \\
+    python -m bench.levels --seed 28300 \
         --json bench/data/levels-2p.json --svg docs/images/levels-2p.svg --table levels-2p.md
 
-Every pair of the ladder (level k against level k+1, and greedy against
-the levels near it) plays `--games` games through the arena (seats rotated
-over paired deals, the pair's seed `--seed` plus its place in the ladder).
+Every pair of the ladder (level k against level k+1 and against level k+2,
+and greedy against the levels near it) plays its games through the arena
+(seats rotated over paired deals, the pair's seed `--seed` plus its place
+in the ladder): 400 between neighbours up to level 6, whose games are
+cheap and whose Elo is furthest from greedy's, 300 between greedy and a
+level and between those two apart up to level 6, else 300 between
+neighbours and 200 two apart (ladder_games; `--games N` plays N a pair).
 The Elo of every level is then fitted to all the games at once
 (Bradley-Terry by maximum likelihood, greedy held at 0, a draw half a win),
-with 95% intervals from the fit's covariance. Each neighbour step also gets
-its own Elo and interval, from its direct match alone. A level's decision
-time is the median of its decisions' wall times in the ladder's games (one
+with 95% intervals from the fit's covariance. Each pair also gets its own
+Elo and interval, from its direct match alone. A level's decision time is
+the median of its decisions' wall times in the ladder's games (one
 process, one core), kept as a histogram of 2% bins.
 
 The record (`--json`) is written after every pair and a run adds to it:
 `--pairs 9-10,8-9` plays only those (the same games as in a whole run), so
 a ladder may be played in parts, and a stopped run goes on where it
-stopped (pairs already recorded are not played again). The table and the
-picture are written once every neighbour pair and one pair with greedy are
-in (greedy's other pairs narrow the fit). `--replot` plays nothing and
-writes them again from `--json`. `--try 9=300:0.3:0.02` plays levels with
-other settings, for the pilot runs that tune the table (nothing is written).
+stopped (pairs already recorded are not played again). Runs on other cores
+may share one record, each with its own `--pairs`: a run adds the rows the
+others wrote before writing (under a lock). The table and the picture are
+written once every neighbour pair and one pair with greedy are in.
+`--replot` plays nothing and writes them again from `--json`. `--try
+9=300:0.3:0.02` plays levels with other settings, for the pilot runs that
+tune the table (nothing is written).
 """
 from __future__ import annotations
 
@@ -40,8 +46,10 @@ from search.baselines import GreedyAgent
 from search.levels import LEVELS, Level, LevelAgent
 
 ANCHOR = "greedy"
-# greedy meets the levels whose share against it is not near 0 (levels 1 and 2 score a few percent)
-GREEDY_PAIRS = (3, 4, 5, 6, 7, 8, 9, 10)
+# greedy meets the levels whose share against it is not near 0 (level 5 scores a few percent)
+GREEDY_PAIRS = (6, 7, 8, 9, 10)
+# the games a pair plays: more for the pairs of the cheap low levels, whose Elo is furthest from greedy's
+LOW_LEVELS = 6
 ELO_CAP = 1200
 
 
@@ -56,6 +64,17 @@ def ladder_pairs() -> list:
     out = [(f"level-{k}", f"level-{k + 1}") for k in range(1, n)]
     out += [(f"level-{k}", f"level-{k + 2}") for k in range(1, n - 1)]
     return out + [(ANCHOR, f"level-{k}") for k in GREEDY_PAIRS]
+
+
+def ladder_games(a: str, b: str) -> int:
+    """Return the games the ladder plays for a pair: 400 between low neighbours, 300 two apart among them, else 300 or 200."""
+    if a == ANCHOR:
+        return 300
+    k, m = int(a.split("-")[1]), int(b.split("-")[1])
+    low = m <= LOW_LEVELS
+    if m - k == 1:
+        return 400 if low else 300
+    return 300 if low else 200
 
 
 def fittable(done: set) -> bool:
@@ -342,7 +361,8 @@ def save_doc(path: str, doc: dict) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.levels", description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=200, help="games a pair played by this run (default 200)")
+    ap.add_argument("--games", type=int, help="games each pair plays (default the ladder's: 200 to 400 a pair, "
+                                              "ladder_games)")
     ap.add_argument("--seed", type=int, default=28100)
     ap.add_argument("--jobs", type=int, default=1, choices=(1,), help="one process: the decision times are one core's")
     ap.add_argument("--pairs", help="only these pairs, e.g. 3-4,greedy-5 (pilot runs)")
@@ -378,7 +398,7 @@ def main(argv=None) -> int:
                 continue
             # a pair's seed is its place in the ladder: a run in parts plays the same games as a whole one
             place = ladder.index((a, b)) if (a, b) in ladder else 1000 + len(doc["rows"])
-            row = play_pair(a, b, args.games, args.seed + place)
+            row = play_pair(a, b, args.games or ladder_games(a, b), args.seed + place)
             doc["rows"].append(row)
             ms = {nm: f"{median_ms(h):.1f}" for nm, h in row["times"].items()}
             print(f"{a} - {b}: {row['games']} games, share {row['share']:.3f}, Elo {_fmt(row['elo'])} "
@@ -386,6 +406,8 @@ def main(argv=None) -> int:
                   flush=True)
             if keep:
                 save_doc(args.json, doc)
+        if keep:
+            save_doc(args.json, doc)         # with the rows other runs wrote since this one's last pair
         done = {(r["a"], r["b"]) for r in doc["rows"]}
         missing = [f"{a}-{b}" for a, b in ladder if (a, b) not in done]
         if missing and keep:

@@ -43,15 +43,15 @@ class Level:
 # the points an earlier ladder measured (seed 28100), then checked by a pilot of 60 games a
 # neighbour pair. docs/strength.md, "Levels", holds what the ladder measured.
 LEVELS = (
-    Level(1, 24, 1.8, 0.42),
-    Level(2, 30, 1.6, 0.35),
-    Level(3, 40, 1.35, 0.28),
-    Level(4, 54, 1.12, 0.21),
-    Level(5, 72, 0.95, 0.15),
-    Level(6, 110, 0.75, 0.09),
-    Level(7, 150, 0.57, 0.058),
-    Level(8, 310, 0.35, 0.026),
-    Level(9, 450, 0.22, 0.013),
+    Level(1, 8, 2.77, 0.76),
+    Level(2, 12, 2.42, 0.64),
+    Level(3, 17, 2.09, 0.52),
+    Level(4, 23, 1.8, 0.42),
+    Level(5, 33, 1.47, 0.31),
+    Level(6, 48, 1.2, 0.235),
+    Level(7, 80, 0.9, 0.13),
+    Level(8, 140, 0.6, 0.062),
+    Level(9, 300, 0.36, 0.027),
     Level(FULL_STRENGTH, DEFAULT_ITERATIONS, 0.0, 0.0),
 )
 

@@ -185,3 +185,29 @@ def test_the_levels_table_in_the_docs_is_the_records():
     doc = finish(json.loads((root / "bench" / "data" / "levels-2p.json").read_text()))
     assert doc["levels"] == [vars(lv) for lv in LEVELS]            # measured with today's table
     assert table(doc) in (root / "docs" / "strength.md").read_text()
+
+
+def test_the_ladder_plays_neighbours_pairs_two_apart_and_greedy_with_more_games_low_down():
+    from bench.levels import ladder_games, ladder_pairs
+    pairs = ladder_pairs()
+    assert pairs[:9] == [(f"level-{k}", f"level-{k + 1}") for k in range(1, 10)]
+    assert pairs[9:17] == [(f"level-{k}", f"level-{k + 2}") for k in range(1, 9)]
+    assert pairs[17:] == [("greedy", f"level-{k}") for k in range(6, 11)]
+    assert [ladder_games(*p) for p in (("level-1", "level-2"), ("level-5", "level-6"), ("level-6", "level-7"),
+                                       ("level-4", "level-6"), ("level-5", "level-7"), ("greedy", "level-9"))] == \
+        [400, 400, 300, 300, 200, 300]
+
+
+def test_runs_on_two_cores_sharing_one_record_keep_each_others_rows(tmp_path):
+    from bench.levels import load_doc, save_doc
+    path = str(tmp_path / "ladder.json")
+    settings = {"format": "tne-ai-levels-1", "players": 2, "seed": 5, "levels": []}
+    first, second = load_doc(path, settings), load_doc(path, settings)     # both started before either wrote
+    first["rows"].append({"a": "level-1", "b": "level-2", "games": 4, "points_a": 1.0})
+    save_doc(path, first)
+    second["rows"].append({"a": "level-3", "b": "level-4", "games": 4, "points_a": 3.0})
+    save_doc(path, second)
+    rows = load_doc(path, settings)["rows"]
+    assert sorted((r["a"], r["b"]) for r in rows) == [("level-1", "level-2"), ("level-3", "level-4")]
+    with pytest.raises(SystemExit, match="other settings"):
+        load_doc(path, dict(settings, seed=6))
