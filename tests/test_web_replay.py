@@ -255,3 +255,14 @@ def test_reviews_are_capped_cancelled_when_pushed_out_and_never_delay_a_live_gam
                         break
                     ws.send_json({"type": "move", "move": m["legal"][0]})
         assert G.decide in live.functions and review_one not in live.functions
+
+
+def test_watched_games_search_in_the_review_pool_never_the_live_games():
+    from tne_ai.web import games as G
+    live, background = Counted(), Counted()
+    app = create_app(workers=1, executor=live, review_executor=background)
+    with TestClient(app) as client:
+        wid = client.post("/api/watch", json={"players": 2, "iterations": 2, "max_decisions": 6}).json()["watch"]
+        got, end = frames(client, wid)
+        assert [m["ply"] for m in got] == list(range(7)) and end["error"] is None
+    assert live.functions == [] and background.functions == [G.decide] * 6

@@ -36,8 +36,9 @@ drawn and described as the play page's view), and a decision tried there is
 valued by search.review.try_decision in the review pool (`try_one`), like the
 review valued the decision played, one try at a time per review.
 
-Watch: the server computes the decisions as fast as the pool allows and
-streams each one; the page paces what it shows (speed, pause), for live
+Watch: the server computes the decisions as fast as the review pool allows
+(never the live games' pool, so a human's engine move waits for no watched
+game) and streams each one; the page paces what it shows (speed, pause), for live
 games and replayed records alike. A live game's frames carry the public
 board only (engine.position.public_snapshot: no hands, no bag) and the
 public notation of each decision (another seat's swap is `swap n`, no draw
@@ -45,8 +46,8 @@ lines); the full record is offered only once the game is over.
 
 The handlers are module-level functions: they keep the reviews and watched
 games in `request.app.state.replays` (a Replays) and run their searches in
-the pools of `request.app.state.server` (its `executor` and
-`review_executor`), both set by the app's create_app. This module never
+the review pool of `request.app.state.server` (its `review_executor`, set
+by the app's create_app). This module never
 imports the app.
 """
 from __future__ import annotations
@@ -445,11 +446,6 @@ def _replays(conn: HTTPConnection) -> Replays:
     return conn.app.state.replays
 
 
-def _executor(conn: HTTPConnection):
-    """Return the app's process pool (its Server's executor, tne_ai/web/app.py)."""
-    return conn.app.state.server.executor
-
-
 def _review_executor(conn: HTTPConnection):
     """Return the app's pool for reviews (its Server's review_executor), apart from live games'."""
     return conn.app.state.server.review_executor
@@ -645,7 +641,7 @@ async def watch_socket(ws: WebSocket) -> None:
     if watch is None:                     # accepted, then closed: the page reads the code (an HTTP 403 it cannot)
         await ws.close(code=4404, reason="no such game")
         return
-    watch.start(_executor(ws))
+    watch.start(_review_executor(ws))       # never the live games' pool: a human's engine move waits for no watch
     read_task = asyncio.get_running_loop().create_task(_drain(ws))
     sent = 0
     try:
