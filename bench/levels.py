@@ -50,7 +50,7 @@ ANCHOR = "greedy"
 GREEDY_PAIRS = (6, 7, 8, 9, 10)
 # the games a pair plays: more for the pairs of the cheap low levels, whose Elo is furthest from greedy's
 LOW_LEVELS = 6
-ELO_CAP = 1200
+ELO_CAP = 2000      # where an infinite interval end is drawn; level 1 stands near -1,500
 
 
 def ladder_pairs() -> list:

@@ -39,9 +39,9 @@ class Level:
     oversight: float            # chance of a uniformly random legal decision instead
 
 
-# Set so that neighbours stand about 135 Elo apart, by interpolating each setting between
-# the points an earlier ladder measured (seed 28100), then checked by a pilot of 60 games a
-# neighbour pair. docs/strength.md, "Levels", holds what the ladder measured.
+# Set so that neighbours stand about 200 Elo apart (so their intervals part), by interpolating
+# each setting between the points an earlier ladder measured, then checked by pilots of 60
+# games a neighbour pair. docs/strength.md, "Levels", holds what the ladder measured.
 LEVELS = (
     Level(1, 8, 2.77, 0.76),
     Level(2, 12, 2.42, 0.64),
