@@ -113,15 +113,21 @@ class GameRecorder:
         self.actions = []
         self.lines = []
 
+    @classmethod
+    def of_lines(cls, initial_state, lines: list, final_state, seed=None, start=None, headers=None) -> "GameRecorder":
+        """Return a recorder of decisions already logged (record_lines of each), `final_state` the state after them."""
+        rec = cls(initial_state, seed=seed, start=start, headers=headers)
+        rec.lines = list(lines)
+        rec.state = final_state
+        return rec
+
     def apply(self, action: int) -> None:
         """Apply one decision to the wrapped state and log it (IllegalActionError: nothing logged)."""
         before = self.state.snapshot()
         self.state.apply(action)
         after = self.state.snapshot()
         self.actions.append(action)
-        self.lines.append(format_action(action))
-        for seat, tiles in drawn_tiles(before, after):
-            self.lines.append(_draw_line(seat, tiles))
+        self.lines += record_lines(action, before, after)
 
     def text(self) -> str:
         """Return the record so far, with a result line if the game is over."""
@@ -138,6 +144,11 @@ class GameRecorder:
         if self.state.is_terminal():
             out.append(_result_line(self.state))
         return "\n".join(out) + "\n"
+
+
+def record_lines(action: int, before: dict, after: dict) -> list:
+    """Return the record's lines of one decision: its notation, then the tiles drawn (snapshots before and after)."""
+    return [format_action(action)] + [_draw_line(seat, tiles) for seat, tiles in drawn_tiles(before, after)]
 
 
 def write_record(initial_state, actions, seed=None, start=None, headers=None) -> str:

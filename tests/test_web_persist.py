@@ -202,3 +202,22 @@ def test_serve_passes_its_caps_to_the_app(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "--max-games" in bad.output
     bad = CliRunner().invoke(S.serve_command, ["--data-dir", str(tmp_path), "--teach-iterations", "0"])
     assert bad.exit_code == 2 and "--teach-iterations" in bad.output
+
+
+def test_the_saved_record_kept_as_the_game_goes_is_the_record_replayed_from_the_start():
+    import random
+    from engine.record import GameRecorder
+    from tne_ai.web import games as G
+    for seed, players in ((0, 2), (1, 3), (2, 4)):
+        game = G.new_game(players, "standard", [], 0, {s: G.EngineSeat(iterations=10) for s in range(1, players)})
+        rng, undone = random.Random(seed), False
+        while not game.state.is_terminal():
+            game._apply(rng.choice(game.state.legal_actions()))
+            if len(game.actions) == 50 and not undone:
+                game._rebuild(game.actions[:30])          # as an undo does: the kept lines start again
+                undone = True
+        replayed = GameRecorder(game.initial.clone(), seed=game.seed, headers={"human": "0"})
+        for a in game.actions:
+            replayed.apply(a)
+        assert game.record_text() == replayed.text() and "\nresult " in game.record_text()
+        assert game.saved_text().endswith("\n".join(replayed.text().splitlines()[-5:]) + "\n")

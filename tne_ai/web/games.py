@@ -51,7 +51,7 @@ from engine.errors import EngineError, NotationError
 from engine.info import observation
 from engine.legality import conflict_bases, why_illegal
 from engine.position import format_position, public_snapshot
-from engine.record import GameRecorder, record_start, replay_record
+from engine.record import GameRecorder, record_lines, record_start, replay_record
 from engine.svg import SEAT_SYMBOLS, board_svg as draw_board
 from engine.view import events_for_seat, letters
 from search.agent import Limits
@@ -311,6 +311,7 @@ class Game:
         self.pending: Optional[dict] = None   # its check (tne_ai.teach) when it waits for the human's answer
         self.state = self.initial.clone()
         self.actions, self.events, self.moves = [], [], []
+        self.record_lines: list = []          # the full record's decision lines, kept as the game goes (saved_text)
         self.last: Optional[dict] = None
         for a in actions:
             self._apply(a)
@@ -322,6 +323,7 @@ class Game:
         seat = before["to_act"]
         evs = events_for_seat(before, action, after, self.human)
         self.actions.append(action)
+        self.record_lines += record_lines(action, before, after)
         self.events.extend(evs)
         drew = "".join(e.split()[1] for e in evs[1:] if len(e.split()) > 1)
         entry = {"n": len(self.actions), "seat": seat, "move": evs[0]}
@@ -343,10 +345,9 @@ class Game:
         heads = {"human": str(self.human)}
         if self.reshuffles:
             heads["reshuffled"] = str(self.reshuffles)
-        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
-        for a in self.actions:
-            rec.apply(a)
-        return rec.text()
+        # from the lines kept as the game went: saved after every decision, never replayed from the start
+        return GameRecorder.of_lines(self.initial, self.record_lines, self.state,
+                                     seed=None if self.start_header else self.seed, headers=heads).text()
 
     def saved_text(self) -> str:
         """The text saved on the server (--data-dir) after every decision: the full record plus this
@@ -361,10 +362,9 @@ class Game:
             heads["reshuffled"] = str(self.reshuffles)
         if self.teach is not None:
             heads["teach"] = f"{self.teach:g}"
-        rec = GameRecorder(self.initial.clone(), seed=None if self.start_header else self.seed, headers=heads)
-        for a in self.actions:
-            rec.apply(a)
-        return rec.text()
+        # from the lines kept as the game went: saved after every decision, never replayed from the start
+        return GameRecorder.of_lines(self.initial, self.record_lines, self.state,
+                                     seed=None if self.start_header else self.seed, headers=heads).text()
 
     def seat_record(self) -> str:
         """The protocol lines the human's seat was sent (tne_ai.analysis.knowledge.parse_seat_record reads them)."""
