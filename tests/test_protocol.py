@@ -344,6 +344,16 @@ def test_a_seed_and_an_iteration_limit_give_the_same_search_every_run():
     assert last_report(other(pos, "go iterations 5000 seed 12")) != runs[0]
 
 
+def test_reports_while_a_search_runs_never_repeat_the_final_one():
+    """Reports every millisecond: each counts more iterations than the one before, the last the limit."""
+    pos = public_fen(mid_game())
+    s = Session(InfoInterval=1)
+    replies = s(pos, "go iterations 3000 seed 11")
+    counts = [int(r.split()[2]) for r in replies if r.startswith("info iterations")]
+    assert len(counts) > 1 and counts[-1] == 3000
+    assert all(a < b for a, b in zip(counts, counts[1:]))
+
+
 def test_go_seed_defaults_to_the_seed_option_plus_the_go_number():
     """Without `seed`, go n of a game searches with Seed + n: a game is reproducible from the option."""
     pos = public_fen(mid_game())

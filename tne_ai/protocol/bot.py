@@ -599,7 +599,10 @@ class BotSession:
             job.iterations += r.iterations
             job.result = r
             now = time.perf_counter()
-            if interval > 0 and now - last_report >= interval and not job.stop.is_set():
+            finished = ((job.limit is not None and job.iterations >= job.limit)
+                        or (job.deadline is not None and now >= job.deadline))
+            # the last slice's report would repeat the final one that follows it
+            if interval > 0 and now - last_report >= interval and not job.stop.is_set() and not finished:
                 last_report = now
                 if not job.silent:
                     self._emit(self._info_reply(job, r, job.iterations))
