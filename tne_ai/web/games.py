@@ -345,9 +345,7 @@ class Game:
         heads = {"human": str(self.human)}
         if self.reshuffles:
             heads["reshuffled"] = str(self.reshuffles)
-        # from the lines kept as the game went: saved after every decision, never replayed from the start
-        return GameRecorder.of_lines(self.initial, self.record_lines, self.state,
-                                     seed=None if self.start_header else self.seed, headers=heads).text()
+        return self._record(heads)
 
     def saved_text(self) -> str:
         """The text saved on the server (--data-dir) after every decision: the full record plus this
@@ -362,7 +360,10 @@ class Game:
             heads["reshuffled"] = str(self.reshuffles)
         if self.teach is not None:
             heads["teach"] = f"{self.teach:g}"
-        # from the lines kept as the game went: saved after every decision, never replayed from the start
+        return self._record(heads)
+
+    def _record(self, heads: dict) -> str:
+        """The record with these headers, from the lines kept as the game went (never replayed from the start)."""
         return GameRecorder.of_lines(self.initial, self.record_lines, self.state,
                                      seed=None if self.start_header else self.seed, headers=heads).text()
 
