@@ -100,14 +100,16 @@ def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
               "4p-vs-greedy-seed2060-tail1.json": "+27 Elo a doubling, 95% [+2, +52]",
               "4p-vs-greedy-seed2060-tail3.json": "+3 Elo a doubling, 95% [-21, +27]",
               "4p-vs-greedy-seed2061-tail3.json": "+14 Elo a doubling, 95% [-9, +36]",
-              "4p-vs-greedy-tail3-pooled.json": "+12 Elo a doubling, 95% [-4, +27]"}
+              "4p-vs-greedy-tail3-pooled.json": "+12 Elo a doubling, 95% [-4, +27]",
+              "2p-half-seed29000.json": "+13 Elo a doubling, 95% [-21, +47]"}
     strength = (Path(__file__).parent.parent / "docs" / "strength.md").read_text()
     for name, fit in quoted.items():
         assert elo_curve.main(["--replot", "--rows", str(kept / name), "--svg", str(tmp_path / "c.svg")]) == 0
         assert fit in capsys.readouterr().out
         slope, interval = fit.split(" Elo a doubling, 95% ")
         assert f"| {slope} | {interval} |" in strength, name
-        assert "fitted: " + fit.split(",")[0] in (tmp_path / "c.svg").read_text()
+        picture = (tmp_path / "c.svg").read_text()     # a curve against half the budget: a mean of doublings
+        assert ("fitted: " + fit.split(",")[0] in picture) != ("over the doublings: " + fit.split(",")[0] in picture)
 
 
 def test_replot_refuses_what_is_not_a_rows_file(tmp_path, capsys):
