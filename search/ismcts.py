@@ -27,7 +27,6 @@ from search.params import SearchParams
 
 CHUNK = 256          # iterations between progress reports and stop checks (Python side)
 PV_PLIES = 12
-LCB_MIN_VISIT_SHARE = 0.1     # final_move "lcb": the share of the most visited's visits a decision needs
 _MASK64 = (1 << 64) - 1
 
 
@@ -384,10 +383,6 @@ class ISMCTS:
             raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
         if self.params.final_move == "visits":
             cands.sort(key=lambda c: (-c.visits, -c.mean, c.action))
-        elif self.params.final_move == "lcb":
-            floor = LCB_MIN_VISIT_SHARE * max(c.visits for c in cands)
-            cands.sort(key=lambda c: (c.visits < floor, -c.low if c.visits >= floor else -c.visits,
-                                      -c.mean, c.action))
         else:
             cands.sort(key=lambda c: (-c.mean, -c.visits, c.action))
         best = cands[0]

@@ -168,11 +168,8 @@ KNOBS = (
     # handcrafted value with 3 (untested).
     Knob("value", str, None, "the evaluation: handcrafted or learned", choices=("handcrafted", "learned"),
          by_players={2: "learned", 3: "handcrafted", 4: "learned"}, absent_means="handcrafted"),
-    # Final choice at the root: "visits" (most visited, ties by mean), "mean",
-    # or "lcb": the highest lower end of the 95% interval of the mean among the
-    # decisions with at least a tenth of the most visited's visits (Leela
-    # Zero's rule: a few lucky visits of a late-widened decision do not win).
-    Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean", "lcb")),
+    # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
+    Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
     Knob("reuse_tree", bool, True, "keep the tree within a turn", option="ReuseTree", flag="--reuse-tree"),
     # Weigh the other seats' possible hands by how likely their decisions

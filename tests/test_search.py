@@ -621,21 +621,3 @@ def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
             s.apply(rng.choice(s.legal_actions()))
     assert len(move_priors) > 10000
     assert max(move_priors) <= evaluation._MOVE_PRIOR_MAX
-
-
-def test_final_move_lcb_takes_the_surest_of_the_often_visited_decisions():
-    """final_move "lcb": the highest lower end among decisions with a tenth of the top visits; "visits" the most visited."""
-    def stat(visits, mean, sd):
-        # reward_sq such that the variance of a visit's reward is sd^2
-        return (visits, visits, [visits * mean, visits * (1 - mean)], visits * (sd * sd + mean * mean), [])
-    stats = {10: stat(400, 0.50, 0.20),       # the most visited
-             11: stat(300, 0.53, 0.20),       # a little better and sure of it: lcb's choice
-             12: stat(39, 0.70, 0.20),        # best mean, too few visits (under 40): never lcb's choice
-             13: stat(100, 0.54, 0.60)}       # a better mean but far less sure
-    picks = {}
-    for rule in ("visits", "mean", "lcb"):
-        r = ISMCTS(SearchParams(final_move=rule))._result(stats, [0.5, 0.5], 0, 839, 0.0, 4, 1)
-        picks[rule] = [c.action for c in r.candidates]
-        assert r.best == picks[rule][0]
-    assert picks["visits"][0] == 10 and picks["mean"][0] == 12
-    assert picks["lcb"] == [11, 10, 13, 12]
