@@ -201,15 +201,22 @@ def cpu_seconds(pid: int) -> float:
     return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def waited(what: str, ready, seconds: float = 120):
-    """Return ready()'s first true value, polled; RuntimeError naming `what` after `seconds` (a stuck server)."""
-    end = time.monotonic() + seconds
+def waited(what: str, ready, seconds: float = 120, cpu_of: int = 0):
+    """Return ready()'s first true value, polled; RuntimeError naming `what` after `seconds` (a stuck server).
+
+    With `cpu_of` (a pid), `seconds` are that process's CPU seconds, so that a
+    nice-19 process starved by a busy machine is not taken for a stuck one;
+    four times as many seconds of the clock are the backstop.
+    """
+    start, end = (cpu_seconds(cpu_of) if cpu_of else 0.0), time.monotonic() + seconds * (4 if cpu_of else 1)
     while time.monotonic() < end:
         value = ready()
         if value:
             return value
+        if cpu_of and cpu_seconds(cpu_of) - start > seconds:
+            break
         time.sleep(0.02)
-    raise RuntimeError(f"no {what} after {seconds:.0f} s")
+    raise RuntimeError(f"no {what} after {seconds:.0f} s" + (f" of process {cpu_of}'s CPU" if cpu_of else ""))
 
 
 # ---------------------------------------------------------------- D1: undo revealed hidden tiles
@@ -403,7 +410,7 @@ def probe_reviews(t: Transcript, server: Served, decisions: int, iterations: int
                 marks["last"] = (st["done"], cpu_seconds(reviewers[0]))
             return "last" in marks
 
-        waited("the end of review C", progress)
+        waited("the end of review C", progress, cpu_of=reviewers[0])
         (d1, c1), (dn, cn) = marks["first"], marks["last"]
         per_decision = (cn - c1) / max(1, dn - d1)
         ratio = (c1 - cpu0) / per_decision if per_decision > 0 else float("inf")
