@@ -114,9 +114,11 @@ class GameRecorder:
         self.lines = []
 
     @classmethod
-    def of_lines(cls, initial_state, lines: list, final_state, seed=None, start=None, headers=None) -> "GameRecorder":
-        """Return a recorder of decisions already logged (record_lines of each), `final_state` the state after them."""
+    def of_lines(cls, initial_state, actions: list, lines: list, final_state, seed=None, start=None,
+                 headers=None) -> "GameRecorder":
+        """Return a recorder of `actions` already played and logged (record_lines of each), `final_state` after them."""
         rec = cls(initial_state, seed=seed, start=start, headers=headers)
+        rec.actions = list(actions)
         rec.lines = list(lines)
         rec.state = final_state
         return rec

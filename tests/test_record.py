@@ -86,6 +86,9 @@ def test_recorder_matches_write_record_and_logs_draws(impl):
     bag0, bag1 = initial.snapshot()["bag"], rec.state.snapshot()["bag"]
     assert drawn == "".join("krbg"[c] for c in reversed(bag0[len(bag1):]))
     assert "result" not in text
+    # a recorder of the lines already logged is the same recorder
+    kept = GameRecorder.of_lines(initial.clone(), actions, rec.lines, rec.state, seed=9)
+    assert kept.actions == actions and kept.text() == text
 
 
 @pytest.mark.slow

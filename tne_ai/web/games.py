@@ -364,7 +364,7 @@ class Game:
 
     def _record(self, heads: dict) -> str:
         """The record with these headers, from the lines kept as the game went (never replayed from the start)."""
-        return GameRecorder.of_lines(self.initial, self.record_lines, self.state,
+        return GameRecorder.of_lines(self.initial, self.actions, self.record_lines, self.state,
                                      seed=None if self.start_header else self.seed, headers=heads).text()
 
     def seat_record(self) -> str:
