@@ -95,11 +95,6 @@ KNOBS = (
     # elo0=0 elo1=10: H1 after 2,680 games, +18 Elo [+5, +31]); 3-4 untested.
     Knob("exploration", float, None, "the UCB1 constant (auto: by the player count)", 0.0, 100.0,
          by_players={2: 0.35, 3: 0.7, 4: 0.7}, kernel="exploration", option="Exploration", flag="--exploration"),
-    # What c acts on: "reward", the children's mean rewards; "spread", their means
-    # rescaled to [0, 1] at each node by the spread of those with 4 visits or more
-    # (MuZero's min-max), so that near-equal decisions do not keep the visits even.
-    Knob("exploration_scale", str, "reward", "what the UCB1 constant scales", choices=("reward", "spread"),
-         kernel="explore_spread", to_kernel=lambda v: v == "spread", absent_means="reward"),
     # Progressive widening: a node considers its best `widen_base + widen_coef
     # * visits ** widen_exponent` by the prior (coef None: DEFAULT_WIDEN_COEF).
     # With 4 players half the widening was accepted together with the tail

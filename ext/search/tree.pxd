@@ -28,8 +28,6 @@ ctypedef struct Node:
 
 ctypedef struct MctsParams:
     double exploration      # UCB1 constant c
-    int explore_spread      # 1: c acts on the children's means rescaled to [0, 1] by their
-                            #   spread at the node (min-max); 0: on the rewards themselves
     double widen_base       # children considered = base + coef * visits ** exponent
     double widen_coef
     double widen_exponent

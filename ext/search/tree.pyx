@@ -37,9 +37,6 @@ cdef extern from *:
     int tne_read_flag(int* p) nogil
 
 cdef int MAX_PATH = 4096
-# A child's mean sets the spread (MctsParams.explore_spread) from this many visits on:
-# one or two visits are a rollout's noise, and an outlier would squash the rest to a point
-cdef int SPREAD_MIN_VISITS = 4
 
 # How an iteration deals the tiles the observer has not seen (Tree.set_deal).
 cdef enum:
@@ -78,7 +75,6 @@ cdef Py_ssize_t _at(void* field):
 # follow, by evaluation.EVAL_LAYOUT's names.
 PARAM_LAYOUT = {
     "exploration": ("d", _at(&_P.exploration)),
-    "explore_spread": ("i", _at(&_P.explore_spread)),
     "widen_base": ("d", _at(&_P.widen_base)),
     "widen_coef": ("d", _at(&_P.widen_coef)),
     "widen_exponent": ("d", _at(&_P.widen_exponent)),
@@ -452,9 +448,6 @@ cdef class Tree:
             rounds = 1.0 if self.root_state.players >= 3 else 0.0
         horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
         cdef double best, ucb, mean, c = self.params.exploration
-        cdef double lo, hi, width
-        cdef bint spread = self.params.explore_spread != 0
-        cdef int32_t kids[MAX_ACTIONS]  # the considered decisions' child nodes (-1: none yet)
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
         self._deal(&det)
@@ -486,11 +479,8 @@ cdef class Tree:
             unvisited = -1
             best_child = -1
             best = -1e300
-            lo = 1e300
-            hi = -1e300
             for i in range(allowed):
                 child = self._lookup(node, order[i])
-                kids[i] = child
                 if child < 0:
                     if untried < 0:
                         untried = order[i]
@@ -503,30 +493,7 @@ cdef class Tree:
                     if unvisited < 0:
                         unvisited = order[i]
                     continue
-                if spread and nd.visits >= SPREAD_MIN_VISITS:
-                    mean = nd.reward[actor] / nd.visits
-                    if mean < lo:
-                        lo = mean
-                    if mean > hi:
-                        hi = mean
-            # the means rescaled by their spread (MuZero's min-max): where near-equal
-            # decisions differ by far less than a visit's noise, c on the raw rewards
-            # keeps the visits even among them and no line is searched deeper
-            width = hi - lo if spread and hi - lo > 1e-9 else 0.0
-            for i in range(allowed):
-                child = kids[i]
-                if child < 0:
-                    continue
-                nd = &self.nodes[child]
-                if nd.visits == 0:
-                    continue
                 mean = nd.reward[actor] / nd.visits
-                if width > 0.0:
-                    mean = (mean - lo) / width
-                    if mean < 0.0:
-                        mean = 0.0
-                    elif mean > 1.0:
-                        mean = 1.0
                 ucb = mean + c * sqrt(log(<double>nd.avail) / nd.visits)
                 if ucb > best:
                     best = ucb
