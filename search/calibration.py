@@ -45,13 +45,12 @@ def defaults_fingerprint(players: int, params=None) -> str:
     from ext.search import evaluation
     from search.params import KNOB, SearchParams
     params = params if params is not None else SearchParams()
+    # the values the search plays with for this count, so that a default set by the count
+    # (the widening, the exploration, the value) changes the maps of that count only
+    resolved = params.resolved(players)
     # a knob at the value that played before it existed leaves the search as it was
-    played = {k: v for k, v in params.to_dict().items() if not (KNOB[k].absent_means is not None
-                                                                and v == KNOB[k].absent_means)}
-    # exploration was one number for every player count before it was set by the count:
-    # the count's own value keeps the maps of the counts it did not change
-    if played.get("exploration") is None:
-        played["exploration"] = params.resolved(players).exploration
+    played = {k: v for k, v in resolved.to_dict().items() if not (KNOB[k].absent_means is not None
+                                                                  and v == KNOB[k].absent_means)}
     text = json.dumps({"params": played, "weights": list(params.eval_weights(players)),
                        "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

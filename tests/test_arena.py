@@ -514,9 +514,10 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     """tests/data/records keeps the games of the SPRTs that made the learned value the default (docs/strength.md): read back, they decide as they did."""
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, f"sprt-{players}p-learned-seed26{players}00"))
-    # the baseline was the handcrafted value and exploration 0.7, the defaults when they ran
+    # the baseline was the handcrafted value, exploration 0.7 and (with 2) the full widening, the defaults when they ran
     monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
     monkeypatch.setitem(params.KNOB["exploration"].by_players, players, 0.7)
+    monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)
     assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
                        "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
                        "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
@@ -525,3 +526,18 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     assert out.startswith(head)
     assert elo in out
     assert decision in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_2_player_widening_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps the games of the SPRT that made half the widening the 2-player default (docs/strength.md): read back, it decides as it did."""
+    from search import params
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-widen05-seed31100"))
+    monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)     # the baseline: the full widening, the default then
+    assert arena_cli(["--a", "ismcts:w05.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
+                       "--games", "6000", "--seed", "31100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("706 games, 2 players, standard board, seed 31100, lineup ismcts-w05 ismcts")
+    assert "Elo ismcts-w05 - ismcts: +56  95% [+30, +82]  (pairwise score share 0.579)" in out
+    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 353 deals" in out

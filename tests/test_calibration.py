@@ -65,6 +65,20 @@ def test_the_fingerprint_changes_with_any_default_the_search_uses():
     assert defaults_fingerprint(2) != base                                  # weights by player count
 
 
+def test_a_default_set_by_the_player_count_changes_that_counts_fingerprint_only(monkeypatch):
+    """The widening and the exploration are set by the count: the maps of the count that changed must be refitted, the others stand."""
+    from search import params
+    from search.params import SearchParams
+    before = {players: defaults_fingerprint(players) for players in (2, 3, 4)}
+    # the same search spelt out: the count's resolved values hash as the defaults do
+    assert defaults_fingerprint(4, SearchParams(widen_coef=0.5, exploration=0.7)) == before[4]
+    monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)
+    assert defaults_fingerprint(2) != before[2]
+    assert defaults_fingerprint(3) == before[3] and defaults_fingerprint(4) == before[4]
+    monkeypatch.setitem(params.KNOB["exploration"].by_players, 4, 0.35)
+    assert defaults_fingerprint(4) != before[4] and defaults_fingerprint(3) == before[3]
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=os.path.basename)
 def test_chances_sum_to_one_and_rise_with_the_value_and_the_lead(path):
     with open(path) as f:

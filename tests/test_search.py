@@ -58,19 +58,20 @@ def test_the_default_weights_are_those_of_the_games_player_count(players):
         assert len(others) == 2 and all(default != run(SearchParams(**w)) for w in others)
 
 
-@pytest.mark.parametrize("players", [3, 4])
-def test_the_tail_and_the_widening_are_4_player_defaults(players):
-    """rollout_tail_after and widen_coef left None take their player count's default: tail after 3 and half the widening with 4 only."""
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_tail_and_the_widening_follow_the_player_count(players):
+    """rollout_tail_after and widen_coef left None take their player count's default: the tail after 3 with 4 only, half the widening with 2 and 4."""
     from search.params import DEFAULT_TAIL_AFTER, DEFAULT_WIDEN_COEF
     assert DEFAULT_TAIL_AFTER == {2: -1, 3: -1, 4: 3}
-    assert DEFAULT_WIDEN_COEF == {2: 1.0, 3: 1.0, 4: 0.5}
+    assert DEFAULT_WIDEN_COEF == {2: 0.5, 3: 1.0, 4: 0.5}
     s = midgame(players=players, seed=4)
     obs = s.observation(s.to_act)
     run = lambda params: stats(ISMCTS(params).search(obs, s.to_act, Limits(iterations=300), seed=4))
     default = run(SearchParams())
     assert default == run(SearchParams(rollout_tail_after=DEFAULT_TAIL_AFTER[players],
                                        widen_coef=DEFAULT_WIDEN_COEF[players]))
-    assert default != run(SearchParams(rollout_tail_after=1 if players == 3 else -1))
+    if players > 2:     # with 2 players no rollout plays a round, so the tail changes nothing
+        assert default != run(SearchParams(rollout_tail_after=1 if players == 3 else -1))
     assert default != run(SearchParams(widen_coef=0.5 if players == 3 else 1.0))
 
 

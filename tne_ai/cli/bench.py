@@ -115,8 +115,9 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     else:
         reach = f"of {params.rollout_depth} decisions"
     if params.widen_coef is None:
-        widening = (f"widening {params.widen_base:g} + {DEFAULT_WIDEN_COEF[2]:g}·visits^{params.widen_exponent:g}, "
-                    f"{params.widen_base:g} + {DEFAULT_WIDEN_COEF[4]:g}·visits^{params.widen_exponent:g} with 4")
+        coefs = ", ".join(f"{coef:g} with {players}" for players, coef in sorted(DEFAULT_WIDEN_COEF.items()))
+        widening = (f"widening {params.widen_base:g} + c·visits^{params.widen_exponent:g}, "
+                    f"c {coefs} players")
     else:
         widening = f"widening {params.widen_base:g} + {params.widen_coef:g}·visits^{params.widen_exponent:g}"
     if params.exploration is None:
