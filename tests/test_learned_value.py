@@ -226,7 +226,9 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
 
 def test_tune_value_plays_its_games_fits_and_gives_the_same_weights_from_the_same_seed(tmp_path):
     data = tmp_path / "data.jsonl"
-    res = run("tune", "value", "--data", data, "--games", 6, "--budget", 20, "--seed", 6, "--quiet",
+    # six games are few: on some seeds' games the fit is refused (the handcrafted logit's weight
+    # falls below 0, as with seed 6 since half the widening); seed 7's fit stands
+    res = run("tune", "value", "--data", data, "--games", 6, "--budget", 20, "--seed", 7, "--quiet",
               "--out", tmp_path / "v.json")
     assert res.exit_code == 0, res.output
     assert re.search(r"learned value Brier 0\.\d{4}, log loss \d\.\d{4}; calibrated handcrafted Brier 0\.\d{4}",
@@ -236,7 +238,7 @@ def test_tune_value_plays_its_games_fits_and_gives_the_same_weights_from_the_sam
     m = fitted["measures"]
     assert m["held_games"] >= 1 and m["train_games"] + m["held_games"] == 6
     # the games are kept: a second run plays none and fits the same weights
-    again = run("tune", "value", "--data", data, "--games", 6, "--budget", 20, "--seed", 6, "--quiet",
+    again = run("tune", "value", "--data", data, "--games", 6, "--budget", 20, "--seed", 7, "--quiet",
                 "--out", tmp_path / "w.json")
     assert again.exit_code == 0 and (tmp_path / "w.json").read_text() == (tmp_path / "v.json").read_text()
     assert len(data.read_text().splitlines()) == 6
