@@ -48,12 +48,14 @@ def test_learn_from_your_mistakes(tmp_path):
         d.find_element(By.ID, "learnstart").click()
         wait.until(EC.visibility_of_element_located((By.ID, "puzzlemain")))
         assert not d.find_element(By.ID, "reviewmain").is_displayed()
-        wait.until(lambda d: d.find_element(By.ID, "puzzleno").text == "puzzle 1 of 2")
-        wait.until(lambda d: "ply 62: seat 0's view" in d.find_element(By.ID, "puzzleboard").get_attribute("innerHTML"))
+        wait.until(lambda d: d.find_element(By.ID, "puzzleno").text == "puzzle 1 of 4")
+        wait.until(lambda d: "ply 47: seat 0's view" in d.find_element(By.ID, "puzzleboard").get_attribute("innerHTML"))
         assert d.find_element(By.ID, "puzzleprev").get_attribute("disabled")
-        d.find_element(By.ID, "puzzlenext").click()
-        wait.until(lambda d: d.find_element(By.ID, "puzzleno").text == "puzzle 2 of 2")
-        wait.until(lambda d: "ply 66: seat 0's view" in d.find_element(By.ID, "puzzleboard").get_attribute("innerHTML"))
+        for n, ply in ((2, 62), (3, 65), (4, 66)):
+            d.find_element(By.ID, "puzzlenext").click()
+            wait.until(lambda d: d.find_element(By.ID, "puzzleno").text == f"puzzle {n} of 4")
+            wait.until(lambda d: f"ply {ply}: seat 0's view" in d.find_element(By.ID, "puzzleboard").get_attribute("innerHTML"))
+        assert d.find_element(By.ID, "puzzlenext").get_attribute("disabled")
         assert "Ply 66: seat 0 played a mistake here" in d.find_element(By.ID, "puzzletask").text
         d.save_screenshot(str(tmp_path / "review-puzzle-open.png"))
         # as on the play page: a tile of the hand, then a lit square
