@@ -443,7 +443,7 @@ def main(argv=None) -> dict:
     print(f"{wall:.0f} s wall, {args.jobs} job(s)")
     out = {"players": args.players, "positions_file": os.path.relpath(path), "positions_sha256": sha,
            "budgets": budgets, "deep": deep, "tolerance": args.tolerance, "min_visits": args.min_visits,
-           "seed": args.seed, "params": args.params, "params_values": params.to_dict(),
+           "seed": args.seed, "params": args.params, "params_values": params.resolved(args.players).to_dict(),
            "referee_params": args.referee_params, "referee_from": args.referee_from,
            "second_referee": args.second_referee and given is None, "same_world": args.same_world,
            "summary": summary, "seconds": wall, "positions": records}

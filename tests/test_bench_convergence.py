@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bench import convergence as cv
+from search.params import SearchParams
 
 TINY = ["--players", "2", "--positions", "3", "--budgets", "50", "100", "--deep", "200", "--seed", "5",
         "--quiet"]
@@ -59,6 +60,9 @@ def test_the_output_has_every_budget_and_agreement(tiny, capsys):
     assert 0.0 <= ref["second"]["share"] <= ref["second_ties"]["share"] <= 1.0
     assert ref["ties_mean"] >= 1
     assert len(doc["positions"]) == 3
+    # the settings as played: a knob the player count decides is written resolved
+    assert doc["params_values"] == SearchParams().resolved(2).to_dict()
+    assert None not in (doc["params_values"]["widen_coef"], doc["params_values"]["exploration"])
     for rec in doc["positions"]:
         assert rec["referee"]["best"] == rec["referee"]["ties"][0]
         assert set(rec["searches"]) == {"50", "100"}
