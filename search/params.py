@@ -116,6 +116,13 @@ KNOBS = (
     # Play on past the rollout's end (at most 16 decisions) until no conflict
     # or choice is pending; the look-ahead plays out the conflicts it starts.
     Knob("rollout_settle", bool, True, "play a rollout on until no conflict is pending", kernel="rollout_settle"),
+    # Play a depth rollout on to the start of a turn (a seat about to play both
+    # its actions) before the evaluation, which has no term for a turn half
+    # played (None: by the player count; 3 and 4 players roll out to a round's
+    # horizon instead). With 2 players on against off: SPRT at equal time, 0.02 s
+    # a decision, elo0=0 elo1=10: H1 after 2,396 games, +20 Elo [+6, +34].
+    Knob("rollout_to_turn", bool, None, "play a rollout on to the start of a turn", kernel="rollout_to_turn",
+         by_players={2: True, 3: False, 4: False}, absent_means=False),
     # A rounds rollout passes its actions after the first rollout_tail_after
     # (-1: none; None: DEFAULT_TAIL_AFTER); conflicts, choices epsilon-greedy.
     # With 4: the tail after 3 actions and half the widening, accepted together
@@ -294,7 +301,9 @@ def check_value(name: str, value, source: str = "params") -> object:
     knob = KNOB[name]
     kind = knob.kind
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "bool" and not isinstance(value, bool):
+    if kind == "bool?" and value is None:
+        return None
+    if kind in ("bool", "bool?") and not isinstance(value, bool):
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
     if kind == "str?" and value is None:
         return None

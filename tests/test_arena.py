@@ -518,6 +518,7 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
     monkeypatch.setitem(params.KNOB["exploration"].by_players, players, 0.7)
     monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)
+    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)
     assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
                        "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
                        "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
@@ -534,6 +535,7 @@ def test_the_kept_records_of_the_2_player_widening_sprt_accept_h1_again(tmp_path
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-widen05-seed31100"))
     monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)     # the baseline: the full widening, the default then
+    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)    # and rollouts not to a turn's start
     assert arena_cli(["--a", "ismcts:w05.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
                        "--games", "6000", "--seed", "31100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
                        "--record-dir", "records", "--resume", "--quiet"]) == 0
@@ -541,3 +543,18 @@ def test_the_kept_records_of_the_2_player_widening_sprt_accept_h1_again(tmp_path
     assert out.startswith("706 games, 2 players, standard board, seed 31100, lineup ismcts-w05 ismcts")
     assert "Elo ismcts-w05 - ismcts: +56  95% [+30, +82]  (pairwise score share 0.579)" in out
     assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 353 deals" in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_2_player_turn_rollout_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps the games of the SPRT that made rollouts to the start of a turn the 2-player default (docs/strength.md): read back, it decides as it did."""
+    from search import params
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-turn-seed35100"))
+    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)     # the baseline: the default then
+    assert arena_cli(["--a", "ismcts:turn.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
+                       "--games", "6000", "--seed", "35100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2396 games, 2 players, standard board, seed 35100, lineup ismcts-turn ismcts")
+    assert "Elo ismcts-turn - ismcts: +20  95% [+6, +34]  (pairwise score share 0.529)" in out
+    assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 1198 deals" in out

@@ -503,6 +503,27 @@ def test_rollout_tail_passes_the_rounds_later_actions_and_keeps_the_horizon():
     assert again.children(-1) == cheap.children(-1) and again.tail_actions == cheap.tail_actions
 
 
+def test_rollout_to_turn_values_every_leaf_at_the_start_of_a_turn():
+    """With rollout_to_turn (the 2-player default) a rollout plays on until a seat is about to play both its actions.
+
+    Without it a leaf is valued wherever the rollout's 3 decisions end, half
+    of them with a turn half played; with it none, and the search's
+    statistics differ (same seed otherwise).
+    """
+    s = engine.new_game(2, 11)
+    for _ in range(12):
+        s.apply(s.legal_actions()[len(s.legal_actions()) // 3])
+    plain = _tree(s, SearchParams().with_changes(rollout_to_turn=False))
+    plain.run(300)
+    assert plain.mid_turn_leaves >= 50
+    turn = _tree(s)
+    turn.run(300)
+    assert turn.mid_turn_leaves == 0
+    assert turn.children(-1) != plain.children(-1)
+    assert SearchParams().resolved(2).rollout_to_turn
+    assert not SearchParams().resolved(3).rollout_to_turn and not SearchParams().resolved(4).rollout_to_turn
+
+
 def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
     """0k (2 supporters, 4 black in hand) against 1k (none): the uniting tile comes first in the root's look-ahead.
 

@@ -39,4 +39,5 @@ ctypedef struct MctsParams:
                             #   < 0: 1 with 3 or 4 players, 0 with 2
     int tail_after          # >= 0: a rounds rollout passes its actions after this many
                             #   (conflicts and choices stay ε-greedy)
+    int rollout_to_turn     # 1: a depth rollout plays on to the start of a turn before the evaluation
     EvalParams eval

@@ -84,6 +84,7 @@ PARAM_LAYOUT = {
     "rollout_settle": ("i", _at(&_P.rollout_settle)),
     "rollout_rounds": ("d", _at(&_P.rollout_rounds)),
     "tail_after": ("i", _at(&_P.tail_after)),
+    "rollout_to_turn": ("i", _at(&_P.rollout_to_turn)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
@@ -117,6 +118,7 @@ cdef class Tree:
     cdef public int leaf_actions_min   # with rollout_rounds, the fewest and most actions since
     cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
     cdef public long tail_actions      # rollout actions passed after rollout_tail_after (for tests)
+    cdef public long mid_turn_leaves   # leaves valued elsewhere than at the start of a turn (for tests)
     cdef int deal_mode                 # DEAL_*: how an iteration deals what the observer has not seen
     cdef uint8_t* pool_hands           # DEAL_WEIGHTED: pool_n sets of hands (MAX_PLAYERS x 4 counts each)
     cdef double* pool_cum              #   and their cumulative weights
@@ -154,6 +156,7 @@ cdef class Tree:
         self.leaf_actions_min = 1 << 30
         self.leaf_actions_max = 0
         self.tail_actions = 0
+        self.mid_turn_leaves = 0
 
     def configure(self, values):
         """Set knobs of the kernel by name ({name: value}, PARAM_LAYOUT's names; search.params.KNOBS documents them).
@@ -546,11 +549,22 @@ cdef class Tree:
             while self.params.rollout_settle and det.phase != PH_ACTION and det.phase != PH_OVER and i < 16:
                 greedy_playout(&det, &self.rng, 1, self.params.rollout_epsilon)
                 i += 1
+            # the evaluation has no term for a turn half played: value every leaf
+            # where a seat is about to play both its actions, so that leaves at
+            # odd and even depths are valued alike (a turn's last action, then
+            # any conflict it starts, at most 18 more decisions)
+            i = 0
+            while (self.params.rollout_to_turn and det.phase != PH_OVER and i < 18
+                   and not (det.phase == PH_ACTION and det.actions_left == 2)):
+                self._rollout(&det, 1)
+                i += 1
         if det.phase != PH_OVER:
             if actions < self.leaf_actions_min:
                 self.leaf_actions_min = actions
             if actions > self.leaf_actions_max:
                 self.leaf_actions_max = actions
+            if det.phase != PH_ACTION or det.actions_left != 2:
+                self.mid_turn_leaves += 1
         evaluate(&det, &self.params.eval, rewards)
         for i in range(depth + 1):
             nd = &self.nodes[path[i]]
