@@ -80,6 +80,8 @@ BAD_FILES = [
     (params_doc({"rollout_epsilon": None}), "'rollout_epsilon' must be a number"),
     (params_doc({"rollout_depth": 3.0}), "'rollout_depth' must be an integer"),
     (params_doc({"reuse_tree": 1}), "'reuse_tree' must be true or false"),
+    (params_doc({"rollout_to_turn": "yes"}), "'rollout_to_turn' must be true or false"),
+    (params_doc({"rollout_to_turn": 0}), "'rollout_to_turn' must be true or false"),
     (params_doc({"rollout_policy": "best"}), "'rollout_policy' must be one of greedy, uniform"),
     ('{"format": "tne-ai params 1", "params": {"tau": NaN}}', "NaN is not a number JSON allows"),
     ('{"format": "tne-ai params 1", "params": {"king": Infinity}}', "Infinity is not a number JSON allows"),
@@ -101,6 +103,15 @@ def test_a_bad_params_file_is_refused_naming_what_is_wrong(tmp_path, text, expec
     with pytest.raises(SearchError) as err:
         SearchParams.load(str(path))
     assert expected in str(err.value) and str(path) in str(err.value)
+
+
+def test_a_bool_knob_set_by_the_player_count_takes_null(tmp_path):
+    """rollout_to_turn's default is by the player count: null in a file means that default, as the resolved params show."""
+    path = tmp_path / "p.json"
+    path.write_text(params_doc({"rollout_to_turn": None}))
+    loaded = SearchParams.load(str(path))
+    assert loaded.rollout_to_turn is None
+    assert loaded.resolved(2).rollout_to_turn is True and loaded.resolved(4).rollout_to_turn is False
 
 
 def test_an_unreadable_params_file_is_refused(tmp_path):
