@@ -106,12 +106,16 @@ def test_a_bad_params_file_is_refused_naming_what_is_wrong(tmp_path, text, expec
 
 
 def test_a_bool_knob_set_by_the_player_count_takes_null(tmp_path):
-    """rollout_to_turn's default is by the player count: null in a file means that default, as the resolved params show."""
+    """rollout_to_turn's default is by the player count: null in a file means that default, true or false sets it."""
+    from search.params import KNOB
     path = tmp_path / "p.json"
     path.write_text(params_doc({"rollout_to_turn": None}))
     loaded = SearchParams.load(str(path))
     assert loaded.rollout_to_turn is None
-    assert loaded.resolved(2).rollout_to_turn is True and loaded.resolved(4).rollout_to_turn is False
+    assert [loaded.resolved(n).rollout_to_turn for n in (2, 3, 4)] == [KNOB["rollout_to_turn"].by_players[n]
+                                                                       for n in (2, 3, 4)]
+    path.write_text(params_doc({"rollout_to_turn": True}))
+    assert all(SearchParams.load(str(path)).resolved(n).rollout_to_turn is True for n in (2, 3, 4))
 
 
 def test_an_unreadable_params_file_is_refused(tmp_path):
