@@ -529,32 +529,35 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     assert decision in out
 
 
-@pytest.mark.slow
-def test_the_kept_records_of_the_2_player_widening_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
-    """tests/data/records keeps the games of the SPRT that made half the widening the 2-player default (docs/strength.md): read back, it decides as it did."""
-    from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-widen05-seed31100"))
-    monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)     # the baseline: the full widening, the default then
-    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)    # and rollouts not to a turn's start
-    assert arena_cli(["--a", "ismcts:w05.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
-                       "--games", "6000", "--seed", "31100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("706 games, 2 players, standard board, seed 31100, lineup ismcts-w05 ismcts")
-    assert "Elo ismcts-w05 - ismcts: +56  95% [+30, +82]  (pairwise score share 0.579)" in out
-    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 353 deals" in out
+KEPT_2P_SPRTS = [
+    # half the widening, the 2-player default since; its baseline the full widening
+    ("sprt-2p-widen05-seed31100", "w05", "31100", {2: 1.0},
+     "706 games, 2 players, standard board, seed 31100, lineup ismcts-w05 ismcts",
+     "Elo ismcts-w05 - ismcts: +56  95% [+30, +82]  (pairwise score share 0.579)",
+     "LLR 2.95 [-2.94, 2.94], H1 accepted after 353 deals"),
+    # rollouts to the start of a turn, accepted (off until the 2-player maps are fitted for it)
+    ("sprt-2p-turn-seed35100", "turn", "35100", None,
+     "2396 games, 2 players, standard board, seed 35100, lineup ismcts-turn ismcts",
+     "Elo ismcts-turn - ismcts: +20  95% [+6, +34]  (pairwise score share 0.529)",
+     "LLR 2.99 [-2.94, 2.94], H1 accepted after 1198 deals"),
+]
 
 
+@pytest.mark.parametrize("name, candidate, seed, old_widening, head, elo, decision", KEPT_2P_SPRTS)
 @pytest.mark.slow
-def test_the_kept_records_of_the_2_player_turn_rollout_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
-    """tests/data/records keeps the games of the SPRT that made rollouts to the start of a turn the 2-player default (docs/strength.md): read back, it decides as it did."""
+def test_the_kept_records_of_the_2_player_sprts_accept_h1_again(tmp_path, monkeypatch, capsys, name, candidate, seed,
+                                                                old_widening, head, elo, decision):
+    """tests/data/records keeps the games of the 2-player SPRTs at equal time (docs/strength.md): read back, they decide as they did."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-turn-seed35100"))
-    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)     # the baseline: the default then
-    assert arena_cli(["--a", "ismcts:turn.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
-                       "--games", "6000", "--seed", "35100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+    monkeypatch.chdir(_unpack_records(tmp_path, name))
+    # the baselines were the defaults when they ran: rollouts not to a turn's start (and the widening then)
+    monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)
+    for players, coef in (old_widening or {}).items():
+        monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, players, coef)
+    assert arena_cli(["--a", f"ismcts:{candidate}.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
+                       "--games", "6000", "--seed", seed, "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
                        "--record-dir", "records", "--resume", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("2396 games, 2 players, standard board, seed 35100, lineup ismcts-turn ismcts")
-    assert "Elo ismcts-turn - ismcts: +20  95% [+6, +34]  (pairwise score share 0.529)" in out
-    assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 1198 deals" in out
+    assert out.startswith(head)
+    assert elo in out
+    assert decision in out

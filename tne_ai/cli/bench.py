@@ -104,18 +104,17 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     echo(machine_line())
     echo(f"playouts: {playouts} per player count, uniform random in the nogil kernel (complete legal "
          f"list, every decision), standard board{on}, game g seeded g = 0..{playouts - 1}")
+    to_turn = " and on to the start of a turn" if params.resolved(2).rollout_to_turn else ""
     if params.rollout_rounds is None:
-        reach = (f"of {params.rollout_depth} decisions"
-                 f"{' and on to the start of a turn' if params.resolved(2).rollout_to_turn else ''} with 2 players, "
-                 f"to one round of actions past the root with 3 or 4")
+        reach = (f"of {params.rollout_depth} decisions{to_turn} with 2 players, to one round of actions past "
+                 f"the root with 3 or 4")
         if params.rollout_tail_after is None:
             reach += (f", passing the round's actions after the first {DEFAULT_TAIL_AFTER[4]} "
                       f"with 4")
     elif params.rollout_rounds:
         reach = f"to {params.rollout_rounds:g} round(s) of actions past the root"
     else:
-        reach = (f"of {params.rollout_depth} decisions"
-                 f"{' and on to the start of a turn' if params.resolved(2).rollout_to_turn else ''}")
+        reach = f"of {params.rollout_depth} decisions{to_turn}"
     if params.widen_coef is None:
         coefs = ", ".join(f"{coef:g} with {players}" for players, coef in sorted(DEFAULT_WIDEN_COEF.items()))
         widening = (f"widening {params.widen_base:g} + c·visits^{params.widen_exponent:g}, "
