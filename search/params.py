@@ -120,11 +120,10 @@ KNOBS = (
     # its actions) before the evaluation, which has no term for a turn half
     # played (None: by the player count; 3 and 4 players roll out to a round's
     # horizon instead). With 2 players on against off: SPRT at equal time, 0.02 s
-    # a decision, elo0=0 elo1=10: H1 after 2,396 games, +20 Elo [+6, +34]. It
-    # becomes the 2-player default with the 2-player win-chance maps fitted on
-    # its self-play (search/calibration.py: a map is for the defaults it was fitted with).
+    # a decision, elo0=0 elo1=10: H1 after 2,396 games, +20 Elo [+6, +34]; the
+    # 2-player win-chance maps are fitted on its self-play.
     Knob("rollout_to_turn", bool, None, "play a rollout on to the start of a turn", kernel="rollout_to_turn",
-         by_players={2: False, 3: False, 4: False}, absent_means=False),
+         by_players={2: True, 3: False, 4: False}, absent_means=False),
     # A rounds rollout passes its actions after the first rollout_tail_after
     # (-1: none; None: DEFAULT_TAIL_AFTER); conflicts, choices epsilon-greedy.
     # With 4: the tail after 3 actions and half the widening, accepted together
