@@ -15,8 +15,12 @@ from typing import Callable
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+ROOT = os.path.dirname(HERE)
+# tests' helpers (diagram, records) and the checkout's bench/ and tools/, which
+# the package does not install: any single test module runs alone
+for path in (HERE, ROOT):
+    if path not in sys.path:
+        sys.path.insert(0, path)
 
 from diagram import position  # noqa: E402
 
