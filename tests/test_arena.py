@@ -535,7 +535,7 @@ KEPT_2P_SPRTS = [
      "706 games, 2 players, standard board, seed 31100, lineup ismcts-w05 ismcts",
      "Elo ismcts-w05 - ismcts: +56  95% [+30, +82]  (pairwise score share 0.579)",
      "LLR 2.95 [-2.94, 2.94], H1 accepted after 353 deals"),
-    # rollouts to the start of a turn, accepted (off until the 2-player maps are fitted for it)
+    # rollouts to the start of a turn, the 2-player default since
     ("sprt-2p-turn-seed35100", "turn", "35100", None,
      "2396 games, 2 players, standard board, seed 35100, lineup ismcts-turn ismcts",
      "Elo ismcts-turn - ismcts: +20  95% [+6, +34]  (pairwise score share 0.529)",

@@ -504,7 +504,7 @@ def test_rollout_tail_passes_the_rounds_later_actions_and_keeps_the_horizon():
 
 
 def test_rollout_to_turn_values_every_leaf_at_the_start_of_a_turn():
-    """With rollout_to_turn a 2-player rollout plays on until a seat is about to play both its actions.
+    """With rollout_to_turn (the 2-player default) a rollout plays on until a seat is about to play both its actions.
 
     Without it a leaf is valued wherever the rollout's 3 decisions end, half
     of them with a turn half played; with it none, and the search's
@@ -520,6 +520,8 @@ def test_rollout_to_turn_values_every_leaf_at_the_start_of_a_turn():
     turn.run(300)
     assert turn.mid_turn_leaves == 0
     assert turn.children(-1) != plain.children(-1)
+    assert SearchParams().resolved(2).rollout_to_turn
+    assert not SearchParams().resolved(3).rollout_to_turn and not SearchParams().resolved(4).rollout_to_turn
 
 
 def test_look_ahead_ranks_first_a_war_won_by_committing_enough():
