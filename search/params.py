@@ -120,7 +120,8 @@ KNOBS = (
     # its actions) before the evaluation, which has no term for a turn half
     # played (None: by the player count; 3 and 4 players roll out to a round's
     # horizon instead). With 2 players on against off: SPRT at equal time, 0.02 s
-    # a decision, elo0=0 elo1=10: H1 after 2,396 games, +20 Elo [+6, +34]; the
+    # a decision, elo0=0 elo1=10: H1 after 2,396 games, +20 Elo [+6, +34]; at
+    # 0.05 s off against on: H0 after 1,378 games, -20 Elo [-39, -2]. The
     # 2-player win-chance maps are fitted on its self-play.
     Knob("rollout_to_turn", bool, None, "play a rollout on to the start of a turn", kernel="rollout_to_turn",
          by_players={2: True, 3: False, 4: False}, absent_means=False),

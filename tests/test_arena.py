@@ -561,3 +561,17 @@ def test_the_kept_records_of_the_2_player_sprts_accept_h1_again(tmp_path, monkey
     assert out.startswith(head)
     assert elo in out
     assert decision in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_turn_rollouts_at_0_05_s_accept_h0_for_rollouts_of_3_decisions(tmp_path, monkeypatch,
+                                                                                                 capsys):
+    """tests/data/records keeps the SPRT of rollouts of 3 decisions against today's turn rollouts at 0.05 s a decision (docs/strength.md): read back, H0 again."""
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-noturn-seed37100"))
+    assert arena_cli(["--a", "ismcts:no-turn.json", "--b", "ismcts", "--players", "2", "--seconds", "0.05",
+                       "--games", "6000", "--seed", "37100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1378 games, 2 players, standard board, seed 37100, lineup ismcts-no-turn ismcts")
+    assert "Elo ismcts-no-turn - ismcts: -20  95% [-39, -2]  (pairwise score share 0.471)" in out
+    assert "LLR -2.97 [-2.94, 2.94], H0 accepted after 689 deals" in out
