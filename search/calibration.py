@@ -43,13 +43,13 @@ BAG_TILES = 153
 def defaults_fingerprint(players: int, params=None) -> str:
     """Return a short hash of the search's defaults for a player count (its evaluation weights too), which a fitted map must match."""
     from ext.search import evaluation
-    from search.params import KNOB, SearchParams
+    from search.params import KNOB, NO_ABSENT, SearchParams
     params = params if params is not None else SearchParams()
     # the values the search plays with for this count, so that a default set by the count
     # (the widening, the exploration, the value) changes the maps of that count only
     resolved = params.resolved(players)
     # a knob at the value that played before it existed leaves the search as it was
-    played = {k: v for k, v in resolved.to_dict().items() if not (KNOB[k].absent_means is not None
+    played = {k: v for k, v in resolved.to_dict().items() if not (KNOB[k].absent_means is not NO_ABSENT
                                                                   and v == KNOB[k].absent_means)}
     text = json.dumps({"params": played, "weights": list(params.eval_weights(players)),
                        "eval": list(evaluation.EVAL_FIELDS)}, sort_keys=True)

@@ -53,19 +53,35 @@ def check_weights(doc, source: str) -> list:
     return [float(x) for x in w]
 
 
-def load_weights(players: int, path: Optional[str] = None) -> list:
-    """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
-    path = path or weights_path(players)
-    if path not in _CACHE:
+def read_weights(path: str) -> tuple:
+    """Return (players, kernel weights) of a weights file; SearchError names what is wrong with it."""
+    try:
+        stat = os.stat(path)
+        key = (path, stat.st_mtime_ns, stat.st_size)     # a file written again is read again
+    except OSError:
+        key = (path, None, None)
+    if key not in _CACHE:
         try:
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
         except FileNotFoundError:
-            raise SearchError(f"no learned value for {players} players ({path} is missing)") from None
-        except (OSError, ValueError, UnicodeDecodeError) as e:
-            raise SearchError(f"cannot read the learned value {path}: {e}") from None
+            raise SearchError(f"no learned value at {path} (the file is missing)") from None
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as e:
+            raise SearchError(f"cannot read the learned value {path}: {getattr(e, 'strerror', None) or e}") from None
         weights = check_weights(doc, path)
-        if doc.get("players") != players:
-            raise SearchError(f"{path}: fitted for {doc.get('players')} players, not {players}")
-        _CACHE[path] = weights
-    return _CACHE[path]
+        players = doc.get("players")
+        if isinstance(players, bool) or players not in (2, 3, 4):
+            raise SearchError(f"{path}: \"players\" must be 2, 3 or 4, got {players!r}")
+        _CACHE[key] = (players, weights)
+    return _CACHE[key]
+
+
+def load_weights(players: int, path: Optional[str] = None) -> list:
+    """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
+    if path is None and not os.path.exists(weights_path(players)):
+        raise SearchError(f"no learned value for {players} players ({weights_path(players)} is missing)")
+    path = path or weights_path(players)
+    fitted_for, weights = read_weights(path)
+    if fitted_for != players:
+        raise SearchError(f"{path}: fitted for {fitted_for} players, not {players}")
+    return weights

@@ -17,6 +17,9 @@ from search.agent import SearchError
 
 
 MIB = 1 << 20
+# a Knob's absent_means when no value stands for "before the knob existed":
+# every kept record of a match names it (None can be such a value)
+NO_ABSENT = type("NoAbsent", (), {"__repr__": lambda self: "NO_ABSENT"})()
 PARAMS_FORMAT = "tne-ai params 1"
 MAX_PARAMS_BYTES = 1 << 20
 
@@ -74,8 +77,9 @@ class Knob:
     option: Optional[str] = None    # the `tne-ai bot` protocol option that sets it; None: none
     option_range: Optional[tuple] = None  # the option's (min, max) where narrower than (low, high)
     flag: Optional[str] = None      # the `tne-ai bot` flag that sets the option
-    absent_means: Optional[object] = None  # the value that plays as the search did before the knob
+    absent_means: object = NO_ABSENT  # the value that plays as the search did before the knob
                                     #   existed: what a kept match's settings that lack it meant
+    path: bool = False              # a str knob naming a file (no choices; None: the shipped one)
 
     @property
     def kind(self) -> str:
@@ -179,6 +183,10 @@ KNOBS = (
     # handcrafted value with 3 (untested).
     Knob("value", str, None, "the evaluation: handcrafted or learned", choices=("handcrafted", "learned"),
          by_players={2: "learned", 3: "handcrafted", 4: "learned"}, absent_means="handcrafted"),
+    # The learned value's weights file (`tne-ai tune value --out`; a relative
+    # path is the working directory's); None: the shipped weights for the
+    # player count (search/data/value/). Read only when `value` is "learned".
+    Knob("value_weights", str, None, "the learned value's weights file", path=True, absent_means=None),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -271,7 +279,7 @@ class SearchParams:
         tree.configure(values)
         if self.resolved(players).value == "learned":
             from search.learned_value import load_weights
-            tree.set_value_weights(load_weights(players))
+            tree.set_value_weights(load_weights(players, self.value_weights))
         else:
             tree.set_value_weights(None)
 
@@ -284,7 +292,7 @@ class SearchParams:
 
 def with_absent_knobs(values: dict) -> dict:
     """Return a {field: value} mapping kept before some knobs existed, with those knobs at the values that played then."""
-    return {**{k.name: k.absent_means for k in KNOBS if k.absent_means is not None and k.name not in values},
+    return {**{k.name: k.absent_means for k in KNOBS if k.absent_means is not NO_ABSENT and k.name not in values},
             **values}
 
 
@@ -309,6 +317,10 @@ def check_value(name: str, value, source: str = "params") -> object:
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
     if kind == "str?" and value is None:
         return None
+    if knob.path:
+        if not isinstance(value, str) or not value or "\0" in value:
+            raise SearchError(f"{source}: field {name!r} must name a file, got {value!r}")
+        return value
     if kind in ("str", "str?") and value not in knob.choices:
         raise SearchError(f"{source}: field {name!r} must be one of {', '.join(knob.choices)}, got {value!r}")
     if kind == "int?" and value is None:
@@ -336,6 +348,12 @@ def params_from_dict(values: dict, base: SearchParams = SearchParams(), source: 
     if not isinstance(values, dict):
         raise SearchError(f"{source}: \"params\" must be an object of field: value, got {type(values).__name__}")
     checked = {name: check_value(name, value, source) for name, value in values.items()}
+    if checked.get("value_weights") is not None:
+        from search.learned_value import read_weights
+        try:
+            read_weights(checked["value_weights"])
+        except SearchError as e:
+            raise SearchError(f"{source}: field 'value_weights': {e}") from None
     try:
         return replace(base, **checked)
     except SearchError as e:

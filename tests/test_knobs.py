@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from ext.search.evaluation import EVAL_FIELDS
 from ext.search.tree import Tree
 from search.agent import SearchError
+from search.learned_value import weights_path
 from search.params import FIELD_RANGES, KNOBS, SearchParams, check_value, field_kind, params_from_dict
 from tne_ai.protocol.bot import BotSession, bot_command
 from tne_ai.protocol.codec import OPTIONS, find_option
@@ -42,10 +43,12 @@ def test_every_knob_is_a_searchparams_field_with_its_default_in_the_tables_order
 
 @pytest.mark.parametrize("knob", KNOBS, ids=lambda k: k.name)
 def test_a_params_file_checks_every_knob_by_the_table(knob):
-    good = {float: 0.5 if knob.high is None or knob.high >= 0.5 else knob.high, int: 1, bool: False,
-            str: knob.choices[-1] if knob.choices else ""}[knob.type]
+    if knob.type is str:
+        good = weights_path(2) if knob.path else knob.choices[-1]
+    else:
+        good = {float: 0.5 if knob.high is None or knob.high >= 0.5 else knob.high, int: 1, bool: False}[knob.type]
     assert getattr(params_from_dict({knob.name: good}), knob.name) == good
-    bad = {float: "x", int: 1.5, bool: 1, str: "nonsense"}[knob.type]
+    bad = {float: "x", int: 1.5, bool: 1, str: "" if knob.path else "nonsense"}[knob.type]
     with pytest.raises(SearchError, match=repr(knob.name)):
         check_value(knob.name, bad)
     if knob.high is not None:

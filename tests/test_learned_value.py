@@ -254,3 +254,34 @@ def test_tune_value_needs_game_records(tmp_path):
     res = run("tune", "value", "--data", data, "--budget", 20)
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert "no positions: the data holds no game records" in res.output
+
+
+# ---------------------------------------------------------------- a weights file of one's own
+
+def test_a_params_file_names_a_weights_file_the_search_reads_and_a_bad_one_is_refused_at_load(tmp_path):
+    doc = json.loads(open(weights_path(2)).read())
+    mine = tmp_path / "mine.json"
+    # the handcrafted logit alone, no corrections
+    mine.write_text(json.dumps(dict(doc, weights=[0.0, 1.0] + [0.0] * (len(NAMES) - 2))))
+    params = params_from_dict({"value_weights": str(mine)})
+    assert params.value_weights == str(mine) and params.resolved(2).value == "learned"
+    s = engine.new_game(2, 3)
+    obs = s.observation(s.to_act)
+
+    def stats(p):
+        r = ISMCTS(p).search(obs, s.to_act, Limits(iterations=300), seed=5)
+        return [(c.action, c.visits, round(c.mean, 6)) for c in r.candidates]
+
+    assert stats(params) != stats(SearchParams())
+    assert stats(params) == stats(params)
+    # a file for 4 players is refused in a game of 2, naming the file
+    four = tmp_path / "four.json"
+    four.write_text(json.dumps(dict(doc, players=4)))
+    with pytest.raises(SearchError, match=re.escape(f"{four}: fitted for 4 players, not 2")):
+        stats(params_from_dict({"value_weights": str(four)}))
+    (tmp_path / "x.json").write_text('{"format": "x"}')
+    for bad, says in (("none.json", "is missing"), ("x.json", "not a learned-value file")):
+        with pytest.raises(SearchError, match=r"params: field 'value_weights': .*" + says):
+            params_from_dict({"value_weights": str(tmp_path / bad)})
+    with pytest.raises(SearchError, match="'value_weights' must name a file"):
+        params_from_dict({"value_weights": ""})
