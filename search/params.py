@@ -110,6 +110,10 @@ KNOBS = (
          by_players={2: 0.5, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
     Knob("widen_exponent", float, 0.5, "the power of the visits widening follows", 0.0, 2.0,
          kernel="widen_exponent"),
+    # The root's order puts the best decision of each kind (tile, leader,
+    # withdrawal, catastrophe, swap) first, then the rest by the look-ahead.
+    Knob("root_kinds", bool, False, "widen the root by each kind's best first", kernel="root_kinds",
+         absent_means=False),
     # Decisions a rollout plays before the evaluation (when rollout_rounds is 0).
     Knob("rollout_depth", int, 3, "rollout decisions before the evaluation", 0, 1000, kernel="rollout_depth",
          option="RolloutDepth", option_range=(0, 64), flag="--rollout-depth"),

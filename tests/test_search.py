@@ -643,3 +643,27 @@ def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
             s.apply(rng.choice(s.legal_actions()))
     assert len(move_priors) > 10000
     assert max(move_priors) <= evaluation._MOVE_PRIOR_MAX
+
+
+def test_root_kinds_puts_the_best_of_each_kind_first_and_keeps_the_rest_in_order():
+    """With root_kinds the root widens by the best tile, leader, withdrawal, catastrophe and swap first.
+
+    The look-ahead's order is otherwise kept: the front is those decisions
+    in their own order, then every other decision as it was ranked.
+    """
+    tree = _tree(_diagram_state(WAR, hands=["kkkkkr", "bbggrr"]))
+    plain = [a for a, _ in tree.lookahead_order()]
+    kinds = _tree(_diagram_state(WAR, hands=["kkkkkr", "bbggrr"]), SearchParams().with_changes(root_kinds=True))
+    ordered = kinds.lookahead_order()
+    assert sorted(ordered) == sorted(tree.lookahead_order())
+
+    def kind(action):
+        return engine.format_action(action).split()[0]     # tile, leader, withdraw, cat, swap, pass
+
+    best_of_kind = {}
+    for a in plain:
+        best_of_kind.setdefault(kind(a), a)
+    front = [a for a in plain if a == best_of_kind[kind(a)] and kind(a) != "pass"]
+    assert len(front) >= 4, front                          # tiles, leaders, catastrophes and swaps are legal
+    assert [a for a, _ in ordered] == front + [a for a in plain if a not in front]
+    assert [a for a, _ in ordered][:len(front)] != plain[:len(front)]

@@ -29,6 +29,54 @@ cdef void root_prior(Tree t) noexcept nogil:
         return
     fix_needs(&t.root_state, &t.params.eval)
     t.root_n = lookahead(t, &t.root_state, t.root_order, t.root_values)
+    if t.params.root_kinds and t.root_state.phase == PH_ACTION:
+        kinds_first(t.root_order, t.root_values, t.root_n)
+
+
+cdef int action_kind(int32_t a) noexcept nogil:
+    """Return an action-phase decision's kind: 0 tile, 1 leader, 2 withdrawal, 3 catastrophe, 4 swap, 5 pass."""
+    if a < A_LEADER:
+        return 0
+    if a < A_WITHDRAW:
+        return 1
+    if a < A_CAT:
+        return 2
+    if a < A_SWAP:
+        return 3
+    if a < A_PASS:
+        return 4
+    return 5
+
+
+cdef void kinds_first(int32_t* order, float* values, int n) noexcept nogil:
+    """Move the best decision of each kind but passing to the front of a best-first order, keeping their order.
+
+    Progressive widening admits the root's decisions in this order, so that
+    a leader, a withdrawal, a catastrophe or a swap the one-decision
+    look-ahead ranks below many tiles is still searched at a small budget.
+    """
+    cdef int32_t out_order[MAX_ACTIONS]
+    cdef float out_values[MAX_ACTIONS]
+    cdef bint seen[6]
+    cdef bint front[MAX_ACTIONS]
+    cdef int i, k, m = 0
+    for k in range(6):
+        seen[k] = False
+    for i in range(n):
+        k = action_kind(order[i])
+        front[i] = k != 5 and not seen[k]
+        if front[i]:
+            seen[k] = True
+            out_order[m] = order[i]
+            out_values[m] = values[i]
+            m += 1
+    for i in range(n):
+        if not front[i]:
+            out_order[m] = order[i]
+            out_values[m] = values[i]
+            m += 1
+    memcpy(order, out_order, n * sizeof(int32_t))
+    memcpy(values, out_values, n * sizeof(float))
 
 
 cdef int lookahead(Tree t, GameState* s, int32_t* out, float* out_values) noexcept nogil:

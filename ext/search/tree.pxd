@@ -40,4 +40,5 @@ ctypedef struct MctsParams:
     int tail_after          # >= 0: a rounds rollout passes its actions after this many
                             #   (conflicts and choices stay ε-greedy)
     int rollout_to_turn     # 1: a depth rollout plays on to the start of a turn before the evaluation
+    int root_kinds          # 1: the root's order puts the best decision of each kind first
     EvalParams eval

@@ -19,7 +19,7 @@ from libc.string cimport memset, memcpy, memcmp
 from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
+from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, A_WITHDRAW, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
                        MAX_PLAYERS, PH_OVER, PH_ACTION, PH_REVOLT_ATTACK, PH_REVOLT_DEFEND, PH_WAR_CHOICE,
                        PH_WAR_ATTACK, PH_WAR_DEFEND, GEN_MOVES, GEN_PLACEMENTS, bb_neighbours, bb_test,
                        debug_assert, gen_legal, gen_legal_touching, has_leader_on_board, occupied,
@@ -85,6 +85,7 @@ PARAM_LAYOUT = {
     "rollout_rounds": ("d", _at(&_P.rollout_rounds)),
     "tail_after": ("i", _at(&_P.tail_after)),
     "rollout_to_turn": ("i", _at(&_P.rollout_to_turn)),
+    "root_kinds": ("i", _at(&_P.root_kinds)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
