@@ -76,6 +76,11 @@ def read_weights(path: str) -> tuple:
     return _CACHE[key]
 
 
+def weights_fingerprint(players: int, path: Optional[str] = None) -> str:
+    """Return a short hash of the learned value's weights (the shipped ones, or the file at path), which a win-chance map fitted on the search reading them records."""
+    return hashlib.sha256(json.dumps(load_weights(players, path)).encode()).hexdigest()[:16]
+
+
 def load_weights(players: int, path: Optional[str] = None) -> list:
     """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
     if path is None and not os.path.exists(weights_path(players)):

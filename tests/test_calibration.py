@@ -18,6 +18,7 @@ from search.calibration import (DATA_DIR, FEATURES, CalibrationMap, defaults_fin
                                 load_map, map_path, position_facts, win_chance)
 from search.ismcts import ISMCTS
 from search.tuning import calibrate
+from search.tuning.calibrate import value_weights_read
 from tne_ai.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,6 +51,9 @@ def test_the_shipped_map_was_fitted_for_todays_search_defaults(path):
     assert cal.fingerprint == defaults_fingerprint(cal.players), (
         f"{os.path.basename(path)} was fitted for other search defaults: refit it (docs/tuning.md)")
     assert cal.iterations == 1000
+    # the value the search read then: its learned weights are not among the defaults the fingerprint hashes
+    assert cal.fitted.get("value_weights") == value_weights_read(cal.players), (
+        f"{os.path.basename(path)} was fitted with the search reading other learned weights: refit it (docs/tuning.md)")
     assert os.path.basename(path) == f"{cal.players}p-{cal.board}.json"
     f = cal.fitted
     # measured on games held out of the fit

@@ -243,6 +243,13 @@ class CalibrationFit:
                 f"the raw search value: ECE {f['raw_ece']:.4f}, Brier {f['raw_brier']:.4f}")
 
 
+def value_weights_read(players: int):
+    """Return the fingerprint of the learned weights the default search reads with this many players (None: it reads the handcrafted value)."""
+    from search.learned_value import weights_fingerprint
+    from search.params import SearchParams
+    return weights_fingerprint(players) if SearchParams().resolved(players).value == "learned" else None
+
+
 def fit(games: list, holdout: float = 0.25, seed: int = 0, ridge: float = 1e-3) -> CalibrationFit:
     """Fit the map on the training games and measure it on the held-out ones."""
     np = need_numpy()
@@ -264,7 +271,8 @@ def fit(games: list, holdout: float = 0.25, seed: int = 0, ridge: float = 1e-3) 
                   "held_games": len(set(rows.game[held].tolist())), "held_positions": int(held.sum()),
                   "ece": ece(p, y), "ece_low": e_lo, "ece_high": e_hi,
                   "brier": brier(p, y), "brier_low": b_lo, "brier_high": b_hi,
-                  "raw_ece": ece(raw, y), "raw_brier": brier(raw, y)}
+                  "raw_ece": ece(raw, y), "raw_brier": brier(raw, y),
+                  "value_weights": value_weights_read(players)}
     return CalibrationFit(cal, reliability(p, y), reliability(raw, y))
 
 
