@@ -83,8 +83,6 @@ def weights_fingerprint(players: int, path: Optional[str] = None) -> str:
 
 def load_weights(players: int, path: Optional[str] = None) -> list:
     """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
-    if path is None and not os.path.exists(weights_path(players)):
-        raise SearchError(f"no learned value for {players} players ({weights_path(players)} is missing)")
     path = path or weights_path(players)
     fitted_for, weights = read_weights(path)
     if fitted_for != players:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Callable, Optional
 
 from search.agent import SearchError
+from search.learned_value import read_weights
 
 
 MIB = 1 << 20
@@ -79,7 +80,8 @@ class Knob:
     flag: Optional[str] = None      # the `tne-ai bot` flag that sets the option
     absent_means: object = NO_ABSENT  # the value that plays as the search did before the knob
                                     #   existed: what a kept match's settings that lack it meant
-    path: bool = False              # a str knob naming a file (no choices; None: the shipped one)
+    check_file: Optional[Callable] = None  # a str knob naming a file (no choices): reads and checks it
+                                    #   (SearchError says what is wrong)
 
     @property
     def kind(self) -> str:
@@ -192,7 +194,8 @@ KNOBS = (
     # The learned value's weights file (`tne-ai tune value --out`; a relative
     # path is the working directory's); None: the shipped weights for the
     # player count (search/data/value/). Read only when `value` is "learned".
-    Knob("value_weights", str, None, "the learned value's weights file", path=True, absent_means=None),
+    Knob("value_weights", str, None, "the learned value's weights file", absent_means=None,
+         check_file=read_weights),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
     # Keep the subtree between the two actions of a turn when it is valid.
@@ -323,9 +326,13 @@ def check_value(name: str, value, source: str = "params") -> object:
         raise SearchError(f"{source}: field {name!r} must be true or false, got {value!r}")
     if kind == "str?" and value is None:
         return None
-    if knob.path:
+    if knob.check_file is not None:
         if not isinstance(value, str) or not value or "\0" in value:
             raise SearchError(f"{source}: field {name!r} must name a file, got {value!r}")
+        try:
+            knob.check_file(value)
+        except SearchError as e:
+            raise SearchError(f"{source}: field {name!r}: {e}") from None
         return value
     if kind in ("str", "str?") and value not in knob.choices:
         raise SearchError(f"{source}: field {name!r} must be one of {', '.join(knob.choices)}, got {value!r}")
@@ -354,12 +361,6 @@ def params_from_dict(values: dict, base: SearchParams = SearchParams(), source: 
     if not isinstance(values, dict):
         raise SearchError(f"{source}: \"params\" must be an object of field: value, got {type(values).__name__}")
     checked = {name: check_value(name, value, source) for name, value in values.items()}
-    if checked.get("value_weights") is not None:
-        from search.learned_value import read_weights
-        try:
-            read_weights(checked["value_weights"])
-        except SearchError as e:
-            raise SearchError(f"{source}: field 'value_weights': {e}") from None
     try:
         return replace(base, **checked)
     except SearchError as e:

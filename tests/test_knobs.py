@@ -44,11 +44,11 @@ def test_every_knob_is_a_searchparams_field_with_its_default_in_the_tables_order
 @pytest.mark.parametrize("knob", KNOBS, ids=lambda k: k.name)
 def test_a_params_file_checks_every_knob_by_the_table(knob):
     if knob.type is str:
-        good = weights_path(2) if knob.path else knob.choices[-1]
+        good = weights_path(2) if knob.check_file else knob.choices[-1]
     else:
         good = {float: 0.5 if knob.high is None or knob.high >= 0.5 else knob.high, int: 1, bool: False}[knob.type]
     assert getattr(params_from_dict({knob.name: good}), knob.name) == good
-    bad = {float: "x", int: 1.5, bool: 1, str: "" if knob.path else "nonsense"}[knob.type]
+    bad = {float: "x", int: 1.5, bool: 1, str: "" if knob.check_file else "nonsense"}[knob.type]
     with pytest.raises(SearchError, match=repr(knob.name)):
         check_value(knob.name, bad)
     if knob.high is not None:
