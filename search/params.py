@@ -118,6 +118,11 @@ KNOBS = (
     # [-8, +23] after 1,874 games, SPRT undecided (docs/strength.md).
     Knob("root_kinds", bool, False, "widen the root by each kind's best first", kernel="root_kinds",
          absent_means=False),
+    # A leaf's reward: this share of the value after the rollout, the rest the
+    # value where the tree stopped (read only in the action phase; 1: the
+    # rollout's value alone). Less noise than a rollout, and its own bias.
+    Knob("leaf_mix", float, 1.0, "the rollout's share of a leaf's reward", 0.0, 1.0, kernel="leaf_mix",
+         absent_means=1.0),
     # Decisions a rollout plays before the evaluation (when rollout_rounds is 0).
     Knob("rollout_depth", int, 3, "rollout decisions before the evaluation", 0, 1000, kernel="rollout_depth",
          option="RolloutDepth", option_range=(0, 64), flag="--rollout-depth"),

@@ -645,6 +645,46 @@ def test_moving_a_leader_ranks_no_higher_than_the_rollout_assumes():
     assert max(move_priors) <= evaluation._MOVE_PRIOR_MAX
 
 
+def test_leaf_mix_blends_the_value_where_the_tree_stopped_into_the_rollouts():
+    """A leaf's reward is leaf_mix times the rollout's value plus the rest times the value where the tree stopped.
+
+    Each of the root's first 12 decisions on the WAR diagram gets one visit
+    (the widening is wide enough), so its reward is one leaf's. With
+    leaf_mix 0 a decision that leaves the action phase to go on is valued
+    where it stands (as a search without rollouts values it); one that
+    starts the war is not read mid-conflict and keeps the rollout's value.
+    Nothing is dealt (every tile is the diagram's) and the same seed plays
+    the same rollouts, so 0.5 is the mean of 0 and 1 exactly.
+    """
+    state = _diagram_state(WAR, hands=["kkkkkr", "bbggrr"])
+    wide = SearchParams().with_changes(widen_base=12.0)
+
+    def first_visits(**changes):
+        tree = _tree(state, wide.with_changes(**changes))
+        tree.set_deal("none")           # no deal draws from the seed: only the rollouts do
+        tree.run(12)
+        return {a: r[0] for a, visits, _, r, _, _, _ in tree.children() if visits == 1}
+
+    rollout = first_visits()
+    stopped = first_visits(leaf_mix=0.0)
+    unrolled = first_visits(rollout_depth=0, rollout_to_turn=False)     # settles only a conflict
+    half = first_visits(leaf_mix=0.5)
+    assert len(rollout) == 12 and rollout.keys() == stopped.keys() == unrolled.keys() == half.keys()
+    in_action = {a for a in rollout if _after(state, a).phase == "action"}
+    assert in_action and in_action != set(rollout)            # the war's tiles start a conflict
+    for a in rollout:
+        assert stopped[a] == pytest.approx(unrolled[a] if a in in_action else rollout[a], abs=1e-6)
+        assert half[a] == pytest.approx((rollout[a] + stopped[a]) / 2, abs=1e-6)
+    assert any(abs(rollout[a] - stopped[a]) > 1e-3 for a in in_action)
+
+
+def _after(state, action):
+    """Return a copy of the state after an action."""
+    s = state.clone()
+    s.apply(action)
+    return s
+
+
 def test_root_kinds_puts_the_best_of_each_kind_first_and_keeps_the_rest_in_order():
     """With root_kinds the root widens by the best tile, leader, withdrawal, catastrophe and swap first.
 

@@ -41,4 +41,6 @@ ctypedef struct MctsParams:
                             #   (conflicts and choices stay ε-greedy)
     int rollout_to_turn     # 1: a depth rollout plays on to the start of a turn before the evaluation
     int root_kinds          # 1: the root's order puts the best decision of each kind first
+    double leaf_mix         # a leaf's reward: leaf_mix * the value after the rollout
+                            #   + (1 - leaf_mix) * the value where the tree stopped (1: the rollout's alone)
     EvalParams eval

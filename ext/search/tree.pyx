@@ -86,6 +86,7 @@ PARAM_LAYOUT = {
     "tail_after": ("i", _at(&_P.tail_after)),
     "rollout_to_turn": ("i", _at(&_P.rollout_to_turn)),
     "root_kinds": ("i", _at(&_P.root_kinds)),
+    "leaf_mix": ("d", _at(&_P.leaf_mix)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
@@ -443,6 +444,8 @@ cdef class Tree:
         cdef int32_t order[MAX_ACTIONS]
         cdef int path[4096]
         cdef float rewards[MAX_PLAYERS]
+        cdef float leaf_rewards[MAX_PLAYERS]
+        cdef bint mix = False
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
         cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
@@ -526,6 +529,11 @@ cdef class Tree:
             node = best_child
             depth += 1
             path[depth] = node
+        if self.params.leaf_mix < 1.0 and det.phase == PH_ACTION:
+            # the rollout's value is noisy (its ε-greedy decisions and draws): blend in
+            # the value where the tree stopped, which the evaluation can read
+            mix = True
+            evaluate(&det, &self.params.eval, leaf_rewards)
         if det.phase != PH_OVER and horizon > 0:
             # every leaf is valued at the same point of the game, so that a
             # decision whose conflict the tree holds is not valued after more
@@ -567,6 +575,9 @@ cdef class Tree:
             if det.phase != PH_ACTION or det.actions_left != 2:
                 self.mid_turn_leaves += 1
         evaluate(&det, &self.params.eval, rewards)
+        if mix:
+            for p in range(det.players):
+                rewards[p] = <float>(self.params.leaf_mix * rewards[p] + (1.0 - self.params.leaf_mix) * leaf_rewards[p])
         for i in range(depth + 1):
             nd = &self.nodes[path[i]]
             nd.visits += 1
