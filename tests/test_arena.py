@@ -437,8 +437,10 @@ def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_
     from search import params
     from search.params import SearchParams
     monkeypatch.chdir(_unpack_records(tmp_path, "4p-vs-greedy-tail3-widen05"))
-    # they ran with the handcrafted value, the 4-player default before the learned one
+    # they ran with the handcrafted value, the 4-player default before the learned one, and
+    # with the rollout's value alone at the leaves, the default before leaf_mix 0.5
     monkeypatch.setitem(params.KNOB["value"].by_players, 4, "handcrafted")
+    monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)
     assert SearchParams.load("w05t3.json").resolved(4) == SearchParams().resolved(4)
     assert arena_cli(["--a", "ismcts:w05t3.json", "--b", "greedy", "--lineup", "a,b,b,b", "--players", "4",
                        "--iterations", "1000", "--games", "400", "--seed", str(seed), "--jobs", "2",
@@ -469,8 +471,10 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
     """tests/data/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
     from search import params
     monkeypatch.chdir(_unpack_records(tmp_path, name))
-    # they ran with the handcrafted value, the 4-player default before the learned one
+    # they ran with the handcrafted value, the 4-player default before the learned one, and
+    # with the rollout's value alone at the leaves, the default before leaf_mix 0.5
     monkeypatch.setitem(params.KNOB["value"].by_players, 4, "handcrafted")
+    monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)
     if old_defaults:
         # the tables are the knobs' own (search.params.KNOBS): set their entries back, not the names
         for table, old in zip((params.DEFAULT_TAIL_AFTER, params.DEFAULT_WIDEN_COEF), old_defaults):
@@ -519,6 +523,7 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
     monkeypatch.setitem(params.KNOB["exploration"].by_players, players, 0.7)
     monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)
     monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)
+    monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)
     assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
                        "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
                        "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
@@ -561,6 +566,22 @@ def test_the_kept_records_of_the_2_player_sprts_accept_h1_again(tmp_path, monkey
     assert out.startswith(head)
     assert elo in out
     assert decision in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_4_player_leaf_mix_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps the SPRT that made leaf_mix 0.5 the 4-player default (docs/strength.md): read back, H1 again."""
+    from search import params
+    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-4p-mix05-seed43600"))
+    monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)      # the baseline: the rollout's value alone
+    assert arena_cli(["--a", "ismcts:mix05.json", "--b", "ismcts", "--players", "4", "--lineup", "a,b,a,b",
+                       "--seconds", "0.02", "--games", "6000", "--seed", "43600",
+                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                       "--record-dir", "records", "--resume", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1180 games, 4 players, standard board, seed 43600, lineup ismcts-mix05 ismcts")
+    assert "Elo ismcts-mix05 - ismcts: +19  95% [+0, +39]  (pairwise score share 0.528)" in out
+    assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 295 deals" in out
 
 
 @pytest.mark.slow

@@ -45,6 +45,17 @@ POSITION_SEED = 3
 MIDGAME_DECISIONS = 60
 
 
+def leaf_mix_words(params) -> str:
+    """Return how the leaves blend the rollout's value with the value where the tree stopped, for the settings line."""
+    if params.leaf_mix is None:
+        mixed = [(n, v) for n, v in sorted(KNOB["leaf_mix"].by_players.items()) if v < 1.0]
+        return "".join(f", leaves valued {v:g} by the rollout and {1 - v:g} where the tree stopped with {n} players"
+                       for n, v in mixed)
+    if params.leaf_mix < 1.0:
+        return f", leaves valued {params.leaf_mix:g} by the rollout and {1 - params.leaf_mix:g} where the tree stopped"
+    return ""
+
+
 def fixed_position(players: int, seed: int = POSITION_SEED, decisions: int = MIDGAME_DECISIONS, variants=()):
     """Return a fixed benchmark position: seeded random play to `decisions`, then on to an action phase."""
     s = engine.new_game(players, seed, "standard", variants)
@@ -129,6 +140,7 @@ def run_bench(players=DEFAULT_PLAYERS, playouts: int = DEFAULT_PLAYOUTS,
     echo(f"search: ISMCTS, default SearchParams ({exploration}, {widening}, {params.rollout_policy} "
          f"rollouts {reach}, epsilon {params.rollout_epsilon}"
          f"{', pending conflicts played out' if params.rollout_settle else ''}"
+         f"{leaf_mix_words(params)}"
          f"{', evaluation centred on the root' if params.eval_centre else ''}"
          f"{f', endgame weight {params.endgame:g}' if params.endgame else ''}, "
          f"evaluation weights of the player count), 1 worker, "
