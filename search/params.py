@@ -123,7 +123,8 @@ KNOBS = (
     # rollout's value alone). Less noise than a rollout, and its own bias.
     # None: by the player count. With 4 players 0.5 against 1.0: SPRT at equal
     # time, 0.02 s a decision, elo0=0 elo1=10: H1 after 1,180 games, +19 Elo
-    # [+0, +39]; the 4-player win-chance maps are fitted on its self-play.
+    # [+0, +39]; the 4-player win-chance maps are fitted on its self-play. With
+    # 2 the same test stood at -17 Elo [-39, +5] after 937 games, undecided.
     Knob("leaf_mix", float, None, "the rollout's share of a leaf's reward", 0.0, 1.0, kernel="leaf_mix",
          by_players={2: 1.0, 3: 1.0, 4: 0.5}, absent_means=1.0),
     # Decisions a rollout plays before the evaluation (when rollout_rounds is 0).
