@@ -193,7 +193,7 @@ def agree(a: int, b: int, ties) -> bool:
 
 # ---------------------------------------------------------------- one position
 
-class _OneWorld(ISMCTS):
+class OneWorld(ISMCTS):
     """ISMCTS whose root world is dealt with one fixed seed, whatever the search's seed (--same-world)."""
 
     def __init__(self, params: SearchParams, world_seed: int):
@@ -213,7 +213,7 @@ def measure_position(job: tuple) -> dict:
     rec = {"index": index, "legal": legal, "searches": {}}
     seconds = {}
     world_seed = derive_seed(seed, "convergence", index, "world")
-    make = (lambda p: _OneWorld(p, world_seed)) if same_world else ISMCTS
+    make = (lambda p: OneWorld(p, world_seed)) if same_world else ISMCTS
     search = make(params)
     for n in budgets:
         row = {}

@@ -24,31 +24,19 @@ import math
 import statistics
 import sys
 
-from bench.convergence import load_positions, positions_path
+from bench.convergence import OneWorld, load_positions, positions_path
 from search.agent import Limits, SearchError
 from search.arena.runner import derive_seed
-from search.ismcts import ISMCTS, world_from_observation
 from search.params import SearchParams
 
 TOP = 5
-
-
-class _FixedWorld(ISMCTS):
-    """ISMCTS whose root world is dealt with one fixed seed, so that every setting searches the same world."""
-
-    def __init__(self, params: SearchParams, world_seed: int):
-        super().__init__(params)
-        self.world_seed = world_seed
-
-    def _world(self, observation: dict, seat: int, seed: int):
-        return world_from_observation(observation, seat, self.world_seed)
 
 
 def measure(params: SearchParams, positions: list, iterations: int, seed: int) -> dict:
     """Return the medians of spread, gap and standard error over the positions for one setting."""
     spreads, gaps, errors = [], [], []
     for index, obs in enumerate(positions):
-        search = _FixedWorld(params, derive_seed(seed, "leaf-noise", index, "world"))
+        search = OneWorld(params, derive_seed(seed, "leaf-noise", index, "world"))
         r = search.search(obs, obs["seat"], Limits(iterations=iterations),
                           seed=derive_seed(seed, "leaf-noise", index))
         top = r.candidates[:TOP]

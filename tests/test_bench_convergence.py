@@ -121,7 +121,7 @@ def test_one_world_deals_the_root_the_same_for_every_seed():
     from search.params import SearchParams
     doc, _ = cv.load_positions(cv.positions_path(2))
     obs = doc["positions"][0]["observation"]
-    search = cv._OneWorld(SearchParams(), 7)
+    search = cv.OneWorld(SearchParams(), 7)
     assert search._world(obs, obs["seat"], 1).snapshot() == search._world(obs, obs["seat"], 2).snapshot()
     assert cv.ISMCTS()._world(obs, obs["seat"], 1).snapshot() != cv.ISMCTS()._world(obs, obs["seat"], 2).snapshot()
     out = cv.main(TINY + ["--same-world", "--no-second-referee"])
