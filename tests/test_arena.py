@@ -430,6 +430,14 @@ def _unpack_records(tmp_path, name):
     return tmp_path / name
 
 
+def _read_back_sprt(records, monkeypatch, capsys, *args):
+    """Resume a kept SPRT's records (the arena's options after --a/--b/... as `args`) and return what it prints."""
+    monkeypatch.chdir(records)
+    assert arena_cli([*map(str, args), "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+                      "--record-dir", "records", "--resume", "--quiet"]) == 0
+    return capsys.readouterr().out
+
+
 @pytest.mark.parametrize("seed, share", [(2041, "0.610"), (2042, "0.590")])
 @pytest.mark.slow
 def test_the_kept_records_of_the_4_player_defaults_against_greedy_read_back(tmp_path, monkeypatch, capsys, seed, share):
@@ -470,7 +478,7 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
                                                               old_defaults, head, share, decision):
     """tests/data/records keeps the games of the SPRTs that made 4-player defaults (docs/strength.md): read back, they decide as they did."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, name))
+    records = _unpack_records(tmp_path, name)
     # they ran with the handcrafted value, the 4-player default before the learned one, and
     # with the rollout's value alone at the leaves, the default before leaf_mix 0.5
     monkeypatch.setitem(params.KNOB["value"].by_players, 4, "handcrafted")
@@ -481,10 +489,8 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
             for players, value in old.items():
                 monkeypatch.setitem(table, players, value)
     a, b, iterations, games, seed = args
-    assert arena_cli(["--a", a, "--b", b, "--players", "4", "--lineup", "a,b,a,b", "--iterations", iterations,
-                       "--games", games, "--seed", seed, "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(records, monkeypatch, capsys, "--a", a, "--b", b, "--players", 4, "--lineup", "a,b,a,b",
+                          "--iterations", iterations, "--games", games, "--seed", seed)
     assert out.startswith(head)
     assert f"(pairwise score share {share})" in out
     assert decision in out
@@ -493,12 +499,9 @@ def test_the_kept_records_of_the_4_player_sprts_accept_h1_again(tmp_path, monkey
 @pytest.mark.slow
 def test_the_kept_records_of_the_3_player_fit_read_back_undecided(tmp_path, monkeypatch, capsys):
     """tests/data/records keeps the 3-player Texel fit's SPRT games (docs/strength.md): read back, no decision yet."""
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-3p-texel3p-seed3300"))
-    assert arena_cli(["--a", "ismcts:texel3p.json", "--b", "ismcts", "--players", "3", "--lineup", "a,b,b",
-                       "--iterations", "300", "--games", "629", "--seed", "3300",
-                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-3p-texel3p-seed3300"), monkeypatch, capsys,
+                          "--a", "ismcts:texel3p.json", "--b", "ismcts", "--players", 3, "--lineup", "a,b,b",
+                          "--iterations", 300, "--games", 629, "--seed", 3300)
     assert out.startswith("629 games, 3 players, standard board, seed 3300, lineup ismcts-texel3p ismcts ismcts")
     assert "Elo ismcts-texel3p - ismcts: +11  95% [-16, +38]  (pairwise score share 0.516)" in out
     assert "LLR 0.43 [-2.94, 2.94], no decision after 209 deals" in out
@@ -517,18 +520,16 @@ def test_the_kept_records_of_the_learned_value_sprts_accept_h1_again(tmp_path, m
                                                                      head, elo, decision):
     """tests/data/records keeps the games of the SPRTs that made the learned value the default (docs/strength.md): read back, they decide as they did."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, f"sprt-{players}p-learned-seed26{players}00"))
+    records = _unpack_records(tmp_path, f"sprt-{players}p-learned-seed26{players}00")
     # the baseline was the handcrafted value, exploration 0.7 and (with 2) the full widening, the defaults when they ran
     monkeypatch.setitem(params.KNOB["value"].by_players, players, "handcrafted")
     monkeypatch.setitem(params.KNOB["exploration"].by_players, players, 0.7)
     monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, 2, 1.0)
     monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)
     monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)
-    assert arena_cli(["--a", "ismcts:learned.json", "--b", "ismcts", "--players", str(players), "--lineup", lineup,
-                       "--seconds", "0.02", "--games", "6000", "--seed", f"26{players}00",
-                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(records, monkeypatch, capsys, "--a", "ismcts:learned.json", "--b", "ismcts",
+                          "--players", players, "--lineup", lineup, "--seconds", 0.02, "--games", 6000,
+                          "--seed", f"26{players}00")
     assert out.startswith(head)
     assert elo in out
     assert decision in out
@@ -554,15 +555,13 @@ def test_the_kept_records_of_the_2_player_sprts_accept_h1_again(tmp_path, monkey
                                                                 old_widening, head, elo, decision):
     """tests/data/records keeps the games of the 2-player SPRTs at equal time (docs/strength.md): read back, they decide as they did."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, name))
+    records = _unpack_records(tmp_path, name)
     # the baselines were the defaults when they ran: rollouts not to a turn's start (and the widening then)
     monkeypatch.setitem(params.KNOB["rollout_to_turn"].by_players, 2, False)
     for players, coef in (old_widening or {}).items():
         monkeypatch.setitem(params.DEFAULT_WIDEN_COEF, players, coef)
-    assert arena_cli(["--a", f"ismcts:{candidate}.json", "--b", "ismcts", "--players", "2", "--seconds", "0.02",
-                       "--games", "6000", "--seed", seed, "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(records, monkeypatch, capsys, "--a", f"ismcts:{candidate}.json", "--b", "ismcts",
+                          "--players", 2, "--seconds", 0.02, "--games", 6000, "--seed", seed)
     assert out.startswith(head)
     assert elo in out
     assert decision in out
@@ -572,13 +571,10 @@ def test_the_kept_records_of_the_2_player_sprts_accept_h1_again(tmp_path, monkey
 def test_the_kept_records_of_the_4_player_leaf_mix_sprt_accept_h1_again(tmp_path, monkeypatch, capsys):
     """tests/data/records keeps the SPRT that made leaf_mix 0.5 the 4-player default (docs/strength.md): read back, H1 again."""
     from search import params
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-4p-mix05-seed43600"))
     monkeypatch.setitem(params.KNOB["leaf_mix"].by_players, 4, 1.0)      # the baseline: the rollout's value alone
-    assert arena_cli(["--a", "ismcts:mix05.json", "--b", "ismcts", "--players", "4", "--lineup", "a,b,a,b",
-                       "--seconds", "0.02", "--games", "6000", "--seed", "43600",
-                       "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-4p-mix05-seed43600"), monkeypatch, capsys,
+                          "--a", "ismcts:mix05.json", "--b", "ismcts", "--players", 4, "--lineup", "a,b,a,b",
+                          "--seconds", 0.02, "--games", 6000, "--seed", 43600)
     assert out.startswith("1180 games, 4 players, standard board, seed 43600, lineup ismcts-mix05 ismcts")
     assert "Elo ismcts-mix05 - ismcts: +19  95% [+0, +39]  (pairwise score share 0.528)" in out
     assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 295 deals" in out
@@ -588,11 +584,9 @@ def test_the_kept_records_of_the_4_player_leaf_mix_sprt_accept_h1_again(tmp_path
 def test_the_kept_records_of_the_turn_rollouts_at_0_05_s_accept_h0_for_rollouts_of_3_decisions(tmp_path, monkeypatch,
                                                                                                  capsys):
     """tests/data/records keeps the SPRT of rollouts of 3 decisions against today's turn rollouts at 0.05 s a decision (docs/strength.md): read back, H0 again."""
-    monkeypatch.chdir(_unpack_records(tmp_path, "sprt-2p-noturn-seed37100"))
-    assert arena_cli(["--a", "ismcts:no-turn.json", "--b", "ismcts", "--players", "2", "--seconds", "0.05",
-                       "--games", "6000", "--seed", "37100", "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
-                       "--record-dir", "records", "--resume", "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-2p-noturn-seed37100"), monkeypatch, capsys,
+                          "--a", "ismcts:no-turn.json", "--b", "ismcts", "--players", 2, "--seconds", 0.05,
+                          "--games", 6000, "--seed", 37100)
     assert out.startswith("1378 games, 2 players, standard board, seed 37100, lineup ismcts-no-turn ismcts")
     assert "Elo ismcts-no-turn - ismcts: -20  95% [-39, -2]  (pairwise score share 0.471)" in out
     assert "LLR -2.97 [-2.94, 2.94], H0 accepted after 689 deals" in out
