@@ -127,6 +127,12 @@ KNOBS = (
     # 2 the same test stood at -17 Elo [-39, +5] after 937 games, undecided.
     Knob("leaf_mix", float, None, "the rollout's share of a leaf's reward", 0.0, 1.0, kernel="leaf_mix",
          by_players={2: 1.0, 3: 1.0, 4: 0.5}, absent_means=1.0),
+    # Where leaf_mix reads the value where the tree stopped: "action", anywhere
+    # in the action phase; "turn", only at the start of a turn (a seat about to
+    # play both its actions), where the evaluation has no half-played turn to
+    # miss, as a rollout to the start of a turn is read.
+    Knob("leaf_mix_at", str, "action", "where leaf_mix reads the tree's value", choices=("action", "turn"),
+         kernel="leaf_mix_turn", to_kernel=lambda v: v == "turn", absent_means="action"),
     # Decisions a rollout plays before the evaluation (when rollout_rounds is 0).
     Knob("rollout_depth", int, 3, "rollout decisions before the evaluation", 0, 1000, kernel="rollout_depth",
          option="RolloutDepth", option_range=(0, 64), flag="--rollout-depth"),

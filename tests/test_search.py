@@ -678,6 +678,41 @@ def test_leaf_mix_blends_the_value_where_the_tree_stopped_into_the_rollouts():
     assert any(abs(rollout[a] - stopped[a]) > 1e-3 for a in in_action)
 
 
+def test_leaf_mix_at_turn_reads_the_tree_only_where_a_turn_starts():
+    """With leaf_mix_at "turn" the value where the tree stopped is blended in only at a turn's start.
+
+    On the WAR diagram with seat 0's last action to play, each of the
+    root's first 12 decisions that stays in the action phase hands the
+    turn to seat 1, about to play both its actions: a leaf there is read
+    where it stopped, as with "action". With both of seat 0's actions to
+    play the same decisions stop mid-turn and keep the rollout's value.
+    """
+    wide = SearchParams().with_changes(widen_base=12.0)
+
+    def first_visits(state, **changes):
+        tree = _tree(state, wide.with_changes(**changes))
+        tree.set_deal("none")
+        tree.run(12)
+        return {a: r[0] for a, visits, _, r, _, _, _ in tree.children() if visits == 1}
+
+    for actions_left in (1, 2):
+        state = _diagram_state(WAR, hands=["kkkkkr", "bbggrr"], actions_left=actions_left)
+        rollout = first_visits(state)
+        anywhere = first_visits(state, leaf_mix=0.0)
+        at_turn = first_visits(state, leaf_mix=0.0, leaf_mix_at="turn")
+        assert len(rollout) == 12 and rollout.keys() == anywhere.keys() == at_turn.keys()
+        turn_starts = set()
+        for a in rollout:
+            after = _after(state, a)
+            if after.phase == "action" and after.actions_left == 2:
+                turn_starts.add(a)
+            assert at_turn[a] == pytest.approx(anywhere[a] if a in turn_starts else rollout[a], abs=1e-6)
+        if actions_left == 1:
+            assert turn_starts and any(abs(rollout[a] - anywhere[a]) > 1e-3 for a in turn_starts)
+        else:
+            assert not turn_starts and any(abs(rollout[a] - anywhere[a]) > 1e-3 for a in rollout)
+
+
 def _after(state, action):
     """Return a copy of the state after an action."""
     s = state.clone()

@@ -87,6 +87,7 @@ PARAM_LAYOUT = {
     "rollout_to_turn": ("i", _at(&_P.rollout_to_turn)),
     "root_kinds": ("i", _at(&_P.root_kinds)),
     "leaf_mix": ("d", _at(&_P.leaf_mix)),
+    "leaf_mix_turn": ("i", _at(&_P.leaf_mix_turn)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
@@ -529,9 +530,11 @@ cdef class Tree:
             node = best_child
             depth += 1
             path[depth] = node
-        if self.params.leaf_mix < 1.0 and det.phase == PH_ACTION:
+        if (self.params.leaf_mix < 1.0 and det.phase == PH_ACTION
+                and (not self.params.leaf_mix_turn or det.actions_left == 2)):
             # the rollout's value is noisy (its ε-greedy decisions and draws): blend in
-            # the value where the tree stopped, which the evaluation can read
+            # the value where the tree stopped, which the evaluation can read (with
+            # leaf_mix_turn only at a turn's start, as a turn rollout's value is read)
             mix = True
             evaluate(&det, &self.params.eval, leaf_rewards)
         if det.phase != PH_OVER and horizon > 0:
