@@ -13,7 +13,8 @@ from engine.info import observation
 from ext.search.evaluation import prior_chances
 from search.agent import Limits
 from search.inference import HandFilter, draw_log_chance
-from search.ismcts import ISMCTSAgent
+import search.ismcts
+from search.ismcts import MIN_SEARCH_SECONDS, ISMCTSAgent, limits_after
 from search.params import SearchParams
 
 INFERENCE = SearchParams(inference=True)
@@ -84,6 +85,28 @@ def test_the_knob_is_off_by_default_and_reproducible():
     assert SearchParams().inference is False
     obs, acts = seen_by_seat0(game("rrkkbb"), ["tile r d6", "pass"])
     assert search_stats(obs, acts, INFERENCE) == search_stats(obs, acts, INFERENCE)
+
+
+def test_the_filter_is_paid_from_the_seats_own_clock(monkeypatch):
+    """At equal time the filter's work comes out of the search's seconds, not on top of them."""
+    obs, acts = seen_by_seat0(game("rrkkbb"), ["tile r d6", "pass"])
+    agent = ISMCTSAgent(seed=7, params=INFERENCE)
+    agent.new_game(0, obs[0])
+    for a, o in zip(acts, obs[1:]):
+        agent.apply(a, o)
+    clock = iter([100.0, 100.015])              # the filter takes 15 ms of a 20 ms decision
+    monkeypatch.setattr(search.ismcts, "filter_clock", lambda: next(clock))
+    given = []
+    real_search = agent.search_engine.search
+    monkeypatch.setattr(agent.search_engine, "search",
+                        lambda *args, **kw: given.append(args[2]) or real_search(*args, **kw))
+    agent.choose(Limits(iterations=50, seconds=0.02))
+    assert given[0].iterations == 50 and given[0].seconds == pytest.approx(0.005)
+
+
+def test_limits_after_keeps_iterations_and_a_moment_to_search():
+    assert limits_after(Limits(iterations=400), 5.0) == Limits(iterations=400)
+    assert limits_after(Limits(seconds=0.02), 0.5).seconds == MIN_SEARCH_SECONDS
 
 
 # ------------------------------------------------------------ the filter's facts
