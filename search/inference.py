@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import random
+from itertools import chain
 from typing import Optional
 
 from engine.actions import COLOURS, COMMIT_BASE, LEADER_BASE, PASS, SWAP_BASE, swap_counts
@@ -195,7 +196,7 @@ class HandFilter:
         actor = before["to_act"]
         if self.weigh_play and actor != self.seat and not SWAP_BASE <= action < PASS:
             world = self._world(before)
-            flat = bytes(c for hands in self.hands for h in hands for c in h)
+            flat = bytes(chain.from_iterable(chain.from_iterable(self.hands)))
             for k, p in enumerate(prior_chances(world, self.seat, flat, action, self.temperature)):
                 self.logw[k] += math.log(p) if p > 0 else -math.inf
             self.observed += 1

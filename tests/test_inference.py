@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import tarfile
 
 import pytest
 
@@ -10,6 +12,7 @@ import engine
 from diagram import position
 from engine.actions import parse_action
 from engine.info import observation
+from engine.record import replay_record
 from ext.search.evaluation import prior_chances
 from search.agent import Limits
 from search.inference import HandFilter, draw_log_chance
@@ -18,6 +21,7 @@ from search.ismcts import MIN_SEARCH_SECONDS, ISMCTSAgent, limits_after
 from search.params import SearchParams
 
 INFERENCE = SearchParams(inference=True)
+RECORDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "records")
 
 
 def game(seat1_hand: str, draws: str = "rrg") -> engine.State:
@@ -127,6 +131,37 @@ def test_public_facts_hold_in_every_set():
         assert all(h[1][c] <= unseen[c] for c in range(4))
     assert 1.0 <= f.effective_size() <= 64
     assert f.observed == 2 and f.resets == 0
+
+
+def test_the_pooled_chances_are_each_sets_own():
+    """prior_chances shares one chance between sets giving the actor the same tiles; it must equal each set alone.
+
+    Followed along a recorded 4-player game (conflicts and swaps included), at every decision of another seat.
+    """
+    with tarfile.open(os.path.join(RECORDS, "sprt-4p-mix05-seed43600.tar.xz")) as tar:
+        name = min(m.name for m in tar.getmembers() if os.path.basename(m.name).startswith("game"))
+        text = tar.extractfile(name).read().decode()
+    header = "\n".join(line for line in text.splitlines() if line.startswith("["))
+    _, actions = replay_record(text, engine.new_game)
+    state, _ = replay_record(header, engine.new_game)
+    seat = 1
+    obs = observation(state.snapshot(), seat)
+    f = HandFilter(seat, obs, sets=48, seed=3)
+    compared = 0
+    for a in actions:
+        before = obs
+        if before["to_act"] != seat and before["phase"] != "over":
+            world = f._world(before)
+            sets = [bytes(c for h in hands for c in h) for hands in f.hands]
+            pooled = prior_chances(world, seat, b"".join(sets), a, 4.0)
+            assert pooled == [prior_chances(world, seat, one, a, 4.0)[0] for one in sets]
+            compared += 1
+        state.apply(a)
+        obs = observation(state.snapshot(), seat)
+        f.update(a, before, obs)
+        if state.is_terminal():
+            break
+    assert compared > 50
 
 
 def test_a_set_without_the_colour_played_drops_out():

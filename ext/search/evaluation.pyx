@@ -20,7 +20,7 @@ are for tests, tuning and search/explain.py. The rules they read are cited
 where they matter (R-WAR-*, R-REV-*, docs/rules.md).
 """
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t, int32_t
-from libc.string cimport memset, memcpy
+from libc.string cimport memcmp, memset, memcpy
 from libc.math cimport exp
 from libc.stdlib cimport malloc, free
 
@@ -1003,8 +1003,10 @@ def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int a
     cdef GameState det
     cdef uint64_t rng = 1
     cdef int width = world.s.players * 4
-    cdef Py_ssize_t k, n
+    cdef int actor = world.s.to_act
+    cdef Py_ssize_t k, n, j, seen = 0
     cdef uint8_t flat[MAX_PLAYERS * 4]
+    cdef uint8_t key[8]
     cdef int i
     if not temperature > 0:
         raise ValueError(f"temperature must be positive, got {temperature!r}")
@@ -1012,7 +1014,15 @@ def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int a
         raise ValueError(f"hands are sets of {world.s.players} x 4 colour counts")
     n = hands.shape[0] // width
     cdef double* res = <double*>malloc(max(n, 1) * sizeof(double))
-    if res == NULL:
+    # the prior reads only the public state and the actor's own tiles (its hand
+    # and its swapped pile), so sets that give the actor the same ones share
+    # one chance: a pool holds far fewer actor hands than sets
+    cdef uint8_t* keys = <uint8_t*>malloc(max(n, 1) * 8)
+    cdef double* known = <double*>malloc(max(n, 1) * sizeof(double))
+    if res == NULL or keys == NULL or known == NULL:
+        free(res)
+        free(keys)
+        free(known)
         raise MemoryError()
     try:
         with nogil:
@@ -1020,7 +1030,24 @@ def prior_chances(CoreState world, int observer, const uint8_t[::1] hands, int a
                 for i in range(width):
                     flat[i] = hands[k * width + i]
                 memcpy(&det, &world.s, sizeof(GameState))
-                res[k] = prior_chance(&det, action, temperature) if deal_around_hands(&det, observer, flat, &rng) else 0.0
+                if not deal_around_hands(&det, observer, flat, &rng):
+                    res[k] = 0.0
+                    continue
+                for i in range(4):
+                    key[i] = det.hand[actor][i]
+                    key[4 + i] = det.swapped[actor][i]
+                res[k] = -1.0
+                for j in range(seen):
+                    if memcmp(&keys[j * 8], key, 8) == 0:
+                        res[k] = known[j]
+                        break
+                if res[k] < 0:
+                    res[k] = prior_chance(&det, action, temperature)
+                    memcpy(&keys[seen * 8], key, 8)
+                    known[seen] = res[k]
+                    seen += 1
         return [res[k] for k in range(n)]
     finally:
         free(res)
+        free(keys)
+        free(known)
