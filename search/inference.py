@@ -154,8 +154,8 @@ class HandFilter:
         keep = [k for k in range(self.size) if w[k] > 0]
         return [[list(h) for h in self.hands[k]] for k in keep], [w[k] for k in keep]
 
-    def _resample(self) -> None:
-        w = self.weights()
+    def _systematic(self, w: list) -> list:
+        """Return the pool's size of indices drawn by weight (systematic resampling), in pool order."""
         step = 1.0 / self.size
         u = self.rng.random() * step
         out, acc, i = [], w[0], 0
@@ -164,7 +164,38 @@ class HandFilter:
             while target > acc and i < self.size - 1:
                 i += 1
                 acc += w[i]
-            out.append([list(h) for h in self.hands[i]])
+            out.append(i)
+        return out
+
+    def _resample(self, unseen: list) -> None:
+        """Draw the pool again by weight, each other seat's hand apart from the others'.
+
+        Copying whole sets would leave, after a decision only a few sets could
+        explain (a commitment of a rare colour), every other seat's hands copies
+        of those few. The play and a seat's own tiles weigh a set through the
+        actor's hand alone, so each seat's hand is drawn by the sets' weights
+        on its own and the hands are joined at random; a join that holds more of
+        a colour than the seat has not seen is drawn again, then falls back to
+        a whole set.
+        """
+        w = self.weights()
+        others = [q for q in range(self.players) if q != self.seat]
+        picks = {q: self._systematic(w) for q in others}
+        for q in others[1:]:
+            self.rng.shuffle(picks[q])
+        out = []
+        for k in range(self.size):
+            for attempt in range(8):
+                if attempt:
+                    for q in others[1:]:
+                        picks[q][k] = picks[q][self.rng.randrange(self.size)]
+                joined = [list(self.hands[picks[q][k]][q]) if q in picks else [0, 0, 0, 0]
+                          for q in range(self.players)]
+                if all(sum(h[c] for h in joined) <= unseen[c] for c in range(4)):
+                    break
+            else:
+                joined = [list(h) for h in self.hands[picks[others[0]][k]]]
+            out.append(joined)
         self.hands, self.logw = out, [0.0] * self.size
 
     # ------------------------------------------------------------ one decision
@@ -248,7 +279,7 @@ class HandFilter:
             return self._restart(after)
         self.last_effective_size = self.effective_size()
         if self.last_effective_size < RESAMPLE_BELOW * self.size:
-            self._resample()
+            self._resample(after["unseen"])
 
     def _restart(self, obs: dict) -> None:
         """Deal the pool afresh: every set was ruled out (the model called the play impossible)."""

@@ -164,6 +164,22 @@ def test_the_pooled_chances_are_each_sets_own():
     assert compared > 50
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_resampling_draws_each_seats_hand_apart(players):
+    """After a decision only two sets explain, the other seats' hands are joined anew, not copied whole."""
+    obs = observation(engine.new_game(players=players, seed=5).snapshot(), 0)
+    f = HandFilter(0, obs, sets=16, seed=2)
+    survivors = [[list(h) for h in f.hands[k]] for k in (3, 9)]
+    f.logw = [0.0 if k in (3, 9) else -math.inf for k in range(16)]
+    f._resample(obs["unseen"])
+    for hands in f.hands:
+        assert all(hands[q] in (survivors[0][q], survivors[1][q]) for q in range(1, players))
+        assert all(sum(h[c] for h in hands) <= obs["unseen"][c] for c in range(4))
+    joined = {str(h) for h in f.hands}
+    assert len(joined) == 2 if players == 2 else len(joined) > 2
+    assert f.weights() == [1 / 16] * 16
+
+
 def test_a_set_without_the_colour_played_drops_out():
     state = game("rrkkbb")
     f = HandFilter(0, observation(state.snapshot(), 0), sets=2, seed=1)
