@@ -7,7 +7,8 @@ tests/data/records, played by the search) are followed by a HandFilter for
 one seat (seat = game number mod players); after every decision the true
 hands of the other seats are scored against the pool: the expected L1
 distance of a set drawn by weight (tiles misplaced, per seat) and the mean
-log chance of each colour's true count. Yardsticks: uniform deals (what the
+log chance of each colour's true count, and the share of colours whose
+true count no set holds ("no support"). Yardsticks: uniform deals (what the
 search draws without inference) and the filter on public facts alone.
 Effective sample size: before any resampling, by the number of the other
 seats' decisions weighed so far. Cost: the filter's time per decision, and
@@ -49,15 +50,17 @@ def records(path: str, games: int) -> list:
 
 
 def _score(hands: list, weights: list, true: list, seat: int) -> tuple:
-    """Return (expected L1 per other seat, log chance per other seat) of the true hands under a weighted pool."""
+    """Return (expected L1, log chance, share of colours whose true count the pool lacks), per other seat."""
     l1 = ll = 0.0
+    lacking = 0
     others = [q for q in range(len(true)) if q != seat]
     for q in others:
         l1 += sum(w * sum(abs(h[q][c] - true[q][c]) for c in range(4)) for h, w in zip(hands, weights))
         for c in range(4):
             p = sum(w for h, w in zip(hands, weights) if h[q][c] == true[q][c])
+            lacking += p == 0
             ll += math.log(0.98 * p + 0.02 / 7)         # smoothed: a count never seen is not -inf
-    return l1 / len(others), ll / len(others)
+    return l1 / len(others), ll / len(others), lacking / (4 * len(others))
 
 
 def uniform_pool(obs: dict, seat: int, rng: random.Random, n: int) -> list:
@@ -78,7 +81,7 @@ def uniform_pool(obs: dict, seat: int, rng: random.Random, n: int) -> list:
 
 def prediction(texts: list, kinds: list) -> dict:
     """Return {kind: {l1, log_chance, ms_per_update, ess_by_observed}} over the recorded games."""
-    out = {k: {"l1": 0.0, "ll": 0.0, "n": 0, "seconds": 0.0, "updates": 0, "ess": {}} for k in kinds}
+    out = {k: {"l1": 0.0, "ll": 0.0, "lacking": 0.0, "n": 0, "seconds": 0.0, "updates": 0, "ess": {}} for k in kinds}
     for g, text in enumerate(texts):
         header = "\n".join(line for line in text.splitlines() if line.startswith("["))
         _, actions = replay_record(text, engine.new_game)
@@ -110,11 +113,12 @@ def prediction(texts: list, kinds: list) -> dict:
                 else:
                     hands = uniform_pool(obs, seat, rng, DEFAULT_SETS)
                     weights = [1.0 / len(hands)] * len(hands)
-                l1, ll = _score(hands, weights, state.snapshot()["hands"], seat)
+                l1, ll, lacking = _score(hands, weights, state.snapshot()["hands"], seat)
                 stats["l1"] += l1
                 stats["ll"] += ll
+                stats["lacking"] += lacking
                 stats["n"] += 1
-    return {k: {"l1": v["l1"] / v["n"], "log_chance": v["ll"] / v["n"],
+    return {k: {"l1": v["l1"] / v["n"], "log_chance": v["ll"] / v["n"], "lacking": v["lacking"] / v["n"],
                 "ms_per_update": 1000 * v["seconds"] / v["updates"] if v["updates"] else 0.0,
                 "ess_by_observed": {b: statistics.median(e) for b, e in sorted(v["ess"].items())}}
             for k, v in out.items()}
@@ -150,11 +154,11 @@ def main(argv=None) -> None:
     kinds = ["uniform", "public"] + list(args.temperatures)
     res = prediction(texts, kinds)
     print(f"prediction of the other hands, {len(texts)} games of {os.path.basename(args.records)}")
-    print(f"{'deal':>14}  {'L1 a seat':>9}  {'log chance':>10}  {'ms/update':>9}")
+    print(f"{'deal':>14}  {'L1 a seat':>9}  {'log chance':>10}  {'no support':>10}  {'ms/update':>9}")
     for k in kinds:
         name = {"uniform": "uniform", "public": "public facts"}.get(k, f"T={k}")
         r = res[k]
-        print(f"{name:>14}  {r['l1']:9.3f}  {r['log_chance']:10.3f}  {r['ms_per_update']:9.2f}")
+        print(f"{name:>14}  {r['l1']:9.3f}  {r['log_chance']:10.3f}  {r['lacking']:10.3f}  {r['ms_per_update']:9.2f}")
     k = kinds[-2] if len(kinds) > 3 else kinds[-1]
     print(f"effective sample size (of {DEFAULT_SETS}) before resampling, by decisions weighed, T={k}")
     print("  " + "  ".join(f"{b}+: {e:.0f}" for b, e in res[k]["ess_by_observed"].items()))
