@@ -31,6 +31,7 @@ import argparse
 import functools
 import json
 import math
+import os
 import sys
 import time
 
@@ -59,8 +60,14 @@ SEARCH_AGENTS = ("ismcts", "twin-hands", "twin-all")
 
 
 def curve(budgets: list, opponent: str, players: int, games: int, seed: int, jobs: int, progress=None,
-          params: SearchParams = None, agent: str = "ismcts") -> list:
-    """Play every budget against the opponent (or half the budget); return rows (budget, games, share, elo, lo, hi, seconds)."""
+          params: SearchParams = None, agent: str = "ismcts", record_dir: str = None, resume: bool = False) -> list:
+    """Play every budget against the opponent (or half the budget); return rows (budget, games, share, elo, lo, hi, seconds).
+
+    `record_dir`: each budget's games are recorded in a folder of it named
+    after the budget; with `resume` the games already recorded there are
+    read back, not played, so a long step can be stopped and go on later
+    (a row's seconds are then those of the last run only).
+    """
     if agent not in SEARCH_AGENTS:
         raise SystemExit(f"--agent: give one of {', '.join(SEARCH_AGENTS)}, not {agent!r}")
     if opponent != "half":
@@ -80,8 +87,14 @@ def curve(budgets: list, opponent: str, players: int, games: int, seed: int, job
             agents = {name: functools.partial(searcher, limits=Limits(iterations=b), **kwargs),
                       opp_name: opp}
             t0 = time.perf_counter()
-            res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
-                            jobs=jobs, backend=backend)
+            step_dir = os.path.join(record_dir, f"{name}-vs-{opp_name}") if record_dir else None
+            try:
+                res = run_match(agents, games, players, seed, lineup=[name] + [opp_name] * (players - 1),
+                                jobs=jobs, backend=backend, record_dir=step_dir, resume=resume,
+                                settings={"curve": {"agent": agent, "opponent": opponent, "budget": b,
+                                                    "params": params.to_dict() if params is not None else None}})
+            except ValueError as e:         # a record folder of another match, or records a resume would mix
+                raise SystemExit(f"{name}: {e}")
             lost = [g.forfeit for g in res.games if g.forfeit]
             if lost:
                 # a forfeit measures a failure, not strength: no row is better than a wrong one
@@ -245,6 +258,9 @@ def main(argv=None) -> int:
     ap.add_argument("--params", help="params file of the ISMCTS (default: the defaults)")
     ap.add_argument("--rows", help="JSON file of rows: the table and plot also show the rows it holds "
                                    "(same settings, other budgets), and it is rewritten with all of them")
+    ap.add_argument("--record-dir", help="record each budget's games in a folder of this one (named after the budget)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --record-dir: read back the games already recorded there and play only the rest")
     ap.add_argument("--replot", action="store_true",
                     help="play nothing: print the table (and write the plot) of the --rows file as it is")
     args = ap.parse_args(argv)
@@ -263,6 +279,8 @@ def main(argv=None) -> int:
             ap.error(f"--rows {args.rows}: not a rows file ({e})")
         return _report(rows, opponent, players, seed, args)
     budgets = [int(b) for b in args.budgets.split(",")]
+    if args.resume and not args.record_dir:
+        ap.error("--resume needs the --record-dir of the run to go on with")
     params = SearchParams.load(args.params) if args.params else None
     settings = {"opponent": args.opponent, "players": args.players, "games": args.games, "seed": args.seed,
                 "params": params.to_dict() if params else None}
@@ -272,7 +290,7 @@ def main(argv=None) -> int:
     rows = curve(budgets, args.opponent, args.players, args.games, args.seed, args.jobs,
                  progress=lambda r: print(f"{r[0]:>6} iterations: {r[1]} games, share {r[2]:.3f}, "
                                           f"Elo {_fmt(r[3])} [{_fmt(r[4])}, {_fmt(r[5])}], {r[6]:.0f}s", flush=True),
-                 params=params, agent=args.agent)
+                 params=params, agent=args.agent, record_dir=args.record_dir, resume=args.resume)
     rows = sorted({r[0]: r for r in kept + rows}.values())
     if args.rows:
         with open(args.rows, "w") as f:

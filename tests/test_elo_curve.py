@@ -141,3 +141,31 @@ def test_against_half_the_budget_each_row_is_a_doubling(tmp_path):
     text = elo_curve.table([_row(1000, 100, 50), _row(2000, 40, 50)], "half", 2, 7, "ismcts")
     assert "| 2,000 | 1,000 |" in text and "+70 Elo a doubling" in text
     assert "Elo against half the budget" in elo_curve.svg([_row(1000, 100, 50)], "t", half=True)
+
+
+@pytest.mark.slow
+def test_a_stopped_step_resumed_from_its_records_gives_the_row_of_one_run(tmp_path):
+    args = dict(budgets=[4], opponent="half", players=2, games=4, seed=7, jobs=1)
+    whole = elo_curve.curve(**args)
+    records = tmp_path / "records"
+    elo_curve.curve(**args, record_dir=str(records))
+    step = records / "ismcts-4-vs-ismcts-2"
+    games = sorted(f for f in step.iterdir() if f.name.startswith("game"))
+    assert len(games) == 4
+    for f in games[2:]:             # the run stopped after two games
+        f.unlink()
+    resumed = elo_curve.curve(**args, record_dir=str(records), resume=True)
+    assert _cells(resumed[0]) == _cells(whole[0])
+    assert len([f for f in step.iterdir() if f.name.startswith("game")]) == 4
+    # a resume with other settings would mix two matches' games: refused by name
+    with pytest.raises(SystemExit, match="ismcts-4.*other settings"):
+        elo_curve.curve(**args, record_dir=str(records), resume=True, params=elo_curve.SearchParams(exploration=0.9))
+    # a new run into a folder of records would do the same
+    with pytest.raises(SystemExit, match="already holds game records"):
+        elo_curve.curve(**args, record_dir=str(records))
+
+
+def test_resume_needs_the_record_folder(capsys):
+    with pytest.raises(SystemExit):
+        elo_curve.main(["--budgets", "4", "--opponent", "half", "--resume"])
+    assert "--resume needs the --record-dir" in capsys.readouterr().err
