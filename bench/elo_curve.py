@@ -183,27 +183,34 @@ def table(rows: list, opponent: str, players: int, seed: int, agent: str = "ismc
     return "\n".join(out) + "\n"
 
 
-def svg(rows: list, title: str, half: bool = False) -> str:
-    """Return an SVG plot of Elo against log2(iterations), with 95% bars (infinite ends drawn at the cap)."""
-    xs = [math.log2(r[0]) for r in rows]
+def svg(rows: list, title: str, half: bool = False, series: list = None) -> str:
+    """Return an SVG plot of Elo against log2(iterations), with 95% bars (infinite ends drawn at the cap).
+
+    `series`: [(label, rows)], curves drawn side by side in one picture,
+    each with its own colour, legend and fit (`rows` is then ignored);
+    without it, rows of other game counts are other runs of one pooled file,
+    drawn apart under one fit.
+    """
+    pooled = series is None
+    if pooled:
+        runs = sorted({r[1] for r in rows})
+        series = [(f"{n} games a budget" if len(runs) > 1 else "", [r for r in rows if r[1] == n]) for n in runs]
+    every = [r for _, rs in series for r in rs]
+    xs = [math.log2(r[0]) for r in every]
     clip = lambda v: max(-ELO_CAP, min(ELO_CAP, v))  # noqa: E731
-    frame = elo_frame(xs, [clip(v) for r in rows for v in (r[3], r[4], r[5])], title,
+    frame = elo_frame(xs, [clip(v) for r in every for v in (r[3], r[4], r[5])], title,
                       "iterations per decision (log scale)",
                       "Elo against half the budget" if half else "Elo against the opponent")
     out, px, py = frame.lines, frame.px, frame.py
     W, R, T, L = WIDTH, RIGHT, TOP, LEFT
     for x in sorted(set(xs)):
         frame.x_tick(x, f"{2 ** x:,.0f}")
-    # rows of other game counts are other runs (a pooled file): each its own colour and line, set a little apart
-    runs = sorted({r[1] for r in rows})
-    for k, n in enumerate(runs):
+    for k, (label, rs) in enumerate(series):
         colour = RUN_COLOURS[k % len(RUN_COLOURS)]
-        dx = (k - (len(runs) - 1) / 2) * 6
+        dx = (k - (len(series) - 1) / 2) * 6      # set a little apart, so bars at one budget do not hide each other
         pts = []
-        for x, r in zip(xs, rows):
-            if r[1] != n:
-                continue
-            cx = px(x) + dx
+        for r in rs:
+            cx = px(math.log2(r[0])) + dx
             out.append(f'<line x1="{cx:.1f}" y1="{py(clip(r[4])):.1f}" x2="{cx:.1f}" y2="{py(clip(r[5])):.1f}" '
                        f'stroke="{colour}" stroke-width="2"/>')
             pts.append(f"{cx:.1f},{py(clip(r[3])):.1f}")
@@ -211,9 +218,14 @@ def svg(rows: list, title: str, half: bool = False) -> str:
             out.append(f'<circle cx="{cx:.1f}" cy="{py(clip(r[3])):.1f}" r="4" '
                        f'fill="{"white" if capped else colour}" stroke="{colour}" stroke-width="2"/>')
         out.append(f'<polyline points="{" ".join(pts)}" fill="none" stroke="{colour}"/>')
-        if len(runs) > 1:
-            out.append(f'<text x="{L + 10}" y="{T + 14 + 16 * k}" fill="{colour}">{n} games a budget</text>')
-    fit = doubling_fit(rows, half)
+        fit = None if pooled else doubling_fit(rs, half)
+        if half and fit is not None:
+            out.append(f'<line x1="{L}" y1="{py(fit[0]):.1f}" x2="{W - R}" y2="{py(fit[0]):.1f}" stroke="{colour}" '
+                       'stroke-width="1" stroke-dasharray="6 4"/>')
+        if label:
+            worth = "" if fit is None else f": {fit[0]:+.0f} Elo a doubling [{fit[1]:+.0f}, {fit[2]:+.0f}]"
+            out.append(f'<text x="{L + 10}" y="{T + 14 + 16 * k}" fill="{colour}">{label}{worth}</text>')
+    fit = doubling_fit(rows, half) if pooled else None
     if fit is not None and half:
         mean, lo, hi, _ = fit
         out.append(f'<line x1="{L}" y1="{py(mean):.1f}" x2="{W - R}" y2="{py(mean):.1f}" stroke="#cc5522" '
@@ -222,7 +234,7 @@ def svg(rows: list, title: str, half: bool = False) -> str:
                    f'{mean:+.0f} Elo a doubling [{lo:+.0f}, {hi:+.0f}]</text>')
     elif fit is not None:
         slope, lo, hi, icpt = fit
-        ends = [(x, clip(icpt + slope * x)) for x in (xs[0], xs[-1])]
+        ends = [(x, clip(icpt + slope * x)) for x in (min(xs), max(xs))]
         out.append(f'<line x1="{px(ends[0][0]):.1f}" y1="{py(ends[0][1]):.1f}" x2="{px(ends[1][0]):.1f}" '
                    f'y2="{py(ends[1][1]):.1f}" stroke="#cc5522" stroke-width="2" stroke-dasharray="6 4"/>')
         out.append(f'<text x="{W - R - 4}" y="{T + 14}" text-anchor="end" fill="#cc5522">fitted: '
@@ -256,8 +268,13 @@ def main(argv=None) -> int:
     ap.add_argument("--svg", help="write the plot here")
     ap.add_argument("--table", help="write the Markdown table here")
     ap.add_argument("--params", help="params file of the ISMCTS (default: the defaults)")
-    ap.add_argument("--rows", help="JSON file of rows: the table and plot also show the rows it holds "
-                                   "(same settings, other budgets), and it is rewritten with all of them")
+    ap.add_argument("--rows", action="append",
+                    help="JSON file of rows: the table and plot also show the rows it holds (same settings, other "
+                         "budgets), and it is rewritten with all of them; with --replot, give it again for each "
+                         "curve to draw in one picture")
+    ap.add_argument("--label", action="append",
+                    help="with --replot of several --rows files: each curve's name in the picture, in their order "
+                         "(default: its agent)")
     ap.add_argument("--record-dir", help="record each budget's games in a folder of this one (named after the budget)")
     ap.add_argument("--resume", action="store_true",
                     help="with --record-dir: read back the games already recorded there and play only the rest")
@@ -267,17 +284,40 @@ def main(argv=None) -> int:
     if args.replot:
         if not args.rows:
             ap.error("--replot needs the --rows file to draw")
-        try:
-            with open(args.rows) as f:
-                doc = json.load(f)
-            settings, rows = doc["settings"], [tuple(r) for r in doc["rows"]]
-            opponent, players, seed = settings["opponent"], settings["players"], settings["seed"]
-            args.agent = settings.get("agent", "ismcts")
-            if not rows or any(len(r) != 7 or not all(isinstance(x, (int, float)) for x in r) for r in rows):
-                raise ValueError("each row holds 7 numbers: budget, games, share, Elo, low, high, seconds")
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            ap.error(f"--rows {args.rows}: not a rows file ({e})")
-        return _report(rows, opponent, players, seed, args)
+        if args.label and len(args.label) != len(args.rows):
+            ap.error(f"--label: {len(args.label)} given for {len(args.rows)} --rows files")
+        curves = []
+        for path in args.rows:
+            try:
+                with open(path) as f:
+                    doc = json.load(f)
+                settings, rows = doc["settings"], [tuple(r) for r in doc["rows"]]
+                opponent, players, seed = settings["opponent"], settings["players"], settings["seed"]
+                agent = settings.get("agent", "ismcts")
+                if not rows or any(len(r) != 7 or not all(isinstance(x, (int, float)) for x in r) for r in rows):
+                    raise ValueError("each row holds 7 numbers: budget, games, share, Elo, low, high, seconds")
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                ap.error(f"--rows {path}: not a rows file ({e})")
+            curves.append((agent, rows, opponent, players, seed))
+        if len(curves) == 1:
+            args.agent = curves[0][0]
+            return _report(*curves[0][1:], args)
+        if len({(c[2], c[3]) for c in curves}) > 1:
+            ap.error("--rows: the curves of one picture need one opponent and one player count")
+        for agent, rows, opponent, players, seed in curves:
+            print(table(rows, opponent, players, seed, agent))
+        if args.svg:
+            labels = args.label or [c[0] for c in curves]
+            opponent, players = curves[0][2], curves[0][3]
+            half = opponent == "half"
+            title = (f"each budget against half of it, {players} players" if half
+                     else f"against {opponent}, {players} players")
+            with open(args.svg, "w") as f:
+                f.write(svg([], title, half, series=[(label, c[1]) for label, c in zip(labels, curves)]))
+        return 0
+    if args.rows and len(args.rows) > 1:
+        ap.error("--rows: give one file to play into (several are for --replot)")
+    args.rows = args.rows[0] if args.rows else None
     budgets = [int(b) for b in args.budgets.split(",")]
     if args.resume and not args.record_dir:
         ap.error("--resume needs the --record-dir of the run to go on with")

@@ -169,3 +169,28 @@ def test_resume_needs_the_record_folder(capsys):
     with pytest.raises(SystemExit):
         elo_curve.main(["--budgets", "4", "--opponent", "half", "--resume"])
     assert "--resume needs the --record-dir" in capsys.readouterr().err
+
+
+def test_several_curves_replot_into_one_picture(tmp_path, capsys):
+    """--replot with --rows given twice: both tables printed, both curves drawn, each with its legend and mean."""
+    files = []
+    for name, elos in (("a", (30, 50)), ("b", (90, 110))):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"settings": {"opponent": "half", "players": 2, "games": 40, "seed": 1,
+                                                 "params": None, "agent": "twin-hands" if name == "b" else "ismcts"},
+                                    "rows": [_row(1000, elos[0], 50), _row(2000, elos[1], 50)]}))
+        files += ["--rows", str(path)]
+    picture = tmp_path / "both.svg"
+    assert elo_curve.main(["--replot", *files, "--label", "the search", "--label", "told the hands",
+                           "--svg", str(picture)]) == 0
+    out = capsys.readouterr().out
+    assert "ismcts against itself" in out and "twin-hands against itself" in out
+    text = picture.read_text()
+    assert "the search: +40 Elo a doubling" in text and "told the hands: +100 Elo a doubling" in text
+    assert text.count("<circle") == 4
+    with pytest.raises(SystemExit):
+        elo_curve.main(["--replot", *files, "--label", "one"])
+    assert "--label: 1 given for 2 --rows files" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        elo_curve.main(["--budgets", "4", *files])
+    assert "give one file to play into" in capsys.readouterr().err
