@@ -103,7 +103,7 @@ def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
               "4p-vs-greedy-tail3-pooled.json": "+12 Elo a doubling, 95% [-4, +27]",
               "2p-half-seed29000.json": "+10 Elo a doubling, 95% [-18, +38]",
               "2p-half-widen05-seed29000.json": "+35 Elo a doubling, 95% [+10, +59]",
-              "2p-half-turn-seed29000.json": "+9 Elo a doubling, 95% [-25, +43]",
+              "2p-half-turn-seed29000.json": "+30 Elo a doubling, 95% [+6, +54]",
               "2p-half-turn-seed29100.json": "+28 Elo a doubling, 95% [-20, +76]",
               "2p-half-widen05-seed29100.json": "+45 Elo a doubling, 95% [-3, +94]",
               "2p-half-c020-seed29000.json": "+37 Elo a doubling, 95% [+2, +71]",
