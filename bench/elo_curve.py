@@ -304,8 +304,11 @@ def main(argv=None) -> int:
             return _report(*curves[0][1:], args)
         if len({(c[2], c[3]) for c in curves}) > 1:
             ap.error("--rows: the curves of one picture need one opponent and one player count")
-        for agent, rows, opponent, players, seed in curves:
-            print(table(rows, opponent, players, seed, agent))
+        text = "\n".join(table(rows, opponent, players, seed, agent) for agent, rows, opponent, players, seed in curves)
+        print(text)
+        if args.table:
+            with open(args.table, "w") as f:
+                f.write(text)
         if args.svg:
             labels = args.label or [c[0] for c in curves]
             opponent, players = curves[0][2], curves[0][3]

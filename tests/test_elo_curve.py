@@ -182,9 +182,10 @@ def test_several_curves_replot_into_one_picture(tmp_path, capsys):
         files += ["--rows", str(path)]
     picture = tmp_path / "both.svg"
     assert elo_curve.main(["--replot", *files, "--label", "the search", "--label", "told the hands",
-                           "--svg", str(picture)]) == 0
+                           "--svg", str(picture), "--table", str(tmp_path / "both.md")]) == 0
     out = capsys.readouterr().out
     assert "ismcts against itself" in out and "twin-hands against itself" in out
+    assert (tmp_path / "both.md").read_text() == out.rstrip("\n") + "\n"
     text = picture.read_text()
     assert "the search: +40 Elo a doubling" in text and "told the hands: +100 Elo a doubling" in text
     assert text.count("<circle") == 4
