@@ -158,6 +158,86 @@ def _run_tree(tree: Tree, limits: Limits, stop_event=None, progress=None, observ
     return done
 
 
+HALVING_PROBE = 0.05     # share of a time budget run by UCB1 first, to learn the speed halving plans by
+
+
+def _root_means(tree: Tree, observer: int) -> dict:
+    """Return {action: (mean reward of the observer, visits)} of the root's children."""
+    return {a: (rewards[observer] / visits if visits else -1.0, visits)
+            for a, visits, _, rewards, _, _, _ in tree.children()}
+
+
+def _run_halving(tree: Tree, limits: Limits, params: SearchParams, stop_event=None, progress=None,
+                 observer=0) -> int:
+    """Run a tree under sequential halving at the root (SearchParams.root_policy); return the iterations run.
+
+    The candidates are the look-ahead's first widen_base + widen_coef *
+    sqrt(budget) decisions; each of ceil(log2(candidates)) rounds gets an even
+    share of what is left of the budget (iterations, or time), spread evenly
+    over the candidates still in, and keeps the better half by mean. The
+    tree is left limited to the one decision that stands (Tree.root_candidates).
+    A time budget is planned by the speed of a first UCB1 run of
+    HALVING_PROBE of it. No limit, or fewer than two decisions: plain UCB1.
+    """
+    order = [a for a, _ in tree.lookahead_order()]
+    if len(order) < 2 or (limits.iterations is None and limits.seconds is None):
+        return _run_tree(tree, limits, stop_event, progress, observer)
+    start = time.perf_counter()
+    done = 0
+    if limits.iterations is not None:
+        planned = limits.iterations
+    else:
+        done = _run_tree(tree, Limits(seconds=limits.seconds * HALVING_PROBE), stop_event, progress, observer)
+        spent = time.perf_counter() - start
+        planned = int(done / spent * limits.seconds) if spent > 0 else done
+    p = params.resolved(tree.players)
+    width = int(p.widen_base + p.widen_coef * math.sqrt(max(planned, 1)))
+    active = order[:max(2, min(width, len(order)))]
+    rounds = max(1, math.ceil(math.log2(len(active))))
+    rank = {a: i for i, a in enumerate(order)}
+
+    def best_first(actions):
+        means = _root_means(tree, observer)
+        return sorted(actions, key=lambda a: (-means.get(a, (-1.0, 0))[0], rank[a]))
+
+    stopped = lambda: stop_event is not None and stop_event.is_set()
+    def run_round(iterations, share_of_time):
+        # a round's share of what is left: iterations, time, or both (the time as a bound)
+        seconds = None
+        if limits.seconds is not None:
+            left = limits.seconds - (time.perf_counter() - start)
+            if left <= 0:
+                return 0
+            seconds = left * share_of_time if limits.iterations is None else left
+        if iterations is not None and iterations <= 0:
+            return 0
+        return _run_tree(tree, Limits(iterations, seconds), stop_event, progress, observer)
+
+    for r in range(rounds):
+        if stopped():
+            break
+        tree.set_root_candidates(active)
+        share = None if limits.iterations is None else (limits.iterations - done) // (rounds - r)
+        done += run_round(share, 1.0 / (rounds - r))
+        if stopped():
+            break
+        active = best_first(active)[:(len(active) + 1) // 2]
+    if limits.iterations is not None and done < limits.iterations and not stopped():
+        tree.set_root_candidates(active)        # what the rounds' shares left over
+        done += run_round(limits.iterations - done, 1.0)
+    active = best_first(active)
+    tree.set_root_candidates(active[:1])
+    return done
+
+
+def _run_search(tree: Tree, limits: Limits, params: SearchParams, stop_event=None, progress=None,
+                observer=0) -> int:
+    """Run a tree by the root's policy (SearchParams.root_policy); return the iterations run."""
+    if params.root_policy == "halving":
+        return _run_halving(tree, limits, params, stop_event, progress, observer)
+    return _run_tree(tree, limits, stop_event, progress, observer)
+
+
 _WORKER_STOP = None
 
 
@@ -177,7 +257,7 @@ def _worker_search(job: tuple) -> tuple:
         tree.set_deal("weighted", *hands)
     watcher = _StopWatcher(tree, _WORKER_STOP)
     try:
-        done = _run_tree(tree, Limits(iterations, seconds), _WORKER_STOP)
+        done = _run_search(tree, Limits(iterations, seconds), params, _WORKER_STOP)
     finally:
         watcher.close()
     return (done, _children_stats(tree, seat), tree.root_value(), tree.root_visits(), tree.node_count,
@@ -319,11 +399,13 @@ class ISMCTS:
         def report(done, elapsed, t):
             if progress is not None:
                 progress(self._result(_children_stats(t, seat), t.root_value(), seat,
-                                      done, elapsed, t.node_count, 1, t.bytes_used(), t.full))
+                                      done, elapsed, t.node_count, 1, t.bytes_used(), t.full,
+                                      t.root_candidates()))
 
-        done = _run_tree(tree, limits, token, report if progress else None, seat)
+        done = _run_search(tree, limits, self.params, token, report if progress else None, seat)
         return self._result(_children_stats(tree, seat), tree.root_value(), seat,
-                            done, 0.0, tree.node_count, 1, tree.bytes_used(), tree.full)
+                            done, 0.0, tree.node_count, 1, tree.bytes_used(), tree.full,
+                            tree.root_candidates())
 
     def _search_parallel(self, observation, seat, limits, seed, token) -> SearchResult:
         if self._pool is None:
@@ -368,7 +450,7 @@ class ISMCTS:
 
     def _result(self, stats: dict, root_value: list, seat: int, iterations: int,
                 seconds: float, nodes: int, workers: int, tree_bytes: int = 0,
-                tree_full: bool = False) -> SearchResult:
+                tree_full: bool = False, finalists: Optional[list] = None) -> SearchResult:
         cands = []
         for action, (visits, avail, rewards, reward_sq, pv) in stats.items():
             if visits == 0:
@@ -381,7 +463,13 @@ class ISMCTS:
                                    [format_action(a) for a, _ in pv], [actor for _, actor in pv]))
         if not cands:
             raise NoIterations("the search ran no iteration (stopped, or out of time, before it began)")
-        if self.params.final_move == "visits":
+        if finalists:
+            # sequential halving's last standing first (the best mean among those
+            # still in mid-search), then the rest by how far each got
+            standing = set(finalists)
+            cands.sort(key=lambda c: (0, -c.mean, 0, c.action) if c.action in standing
+                       else (1, -c.visits, -c.mean, c.action))
+        elif self.params.final_move == "visits":
             cands.sort(key=lambda c: (-c.visits, -c.mean, c.action))
         else:
             cands.sort(key=lambda c: (-c.mean, -c.visits, c.action))

@@ -213,6 +213,15 @@ KNOBS = (
          check_file=read_weights),
     # Final choice at the root: "visits" (most visited, ties by mean) or "mean".
     Knob("final_move", str, "visits", "the root's final choice", choices=("visits", "mean")),
+    # How the root shares a bounded budget among the observer's decisions:
+    # "ucb", UCB1 with the widening as at every node; "halving", sequential
+    # halving (Karnin et al. 2013; Pepels et al. 2014 at an MCTS root): the
+    # look-ahead's first widen_base + widen_coef * sqrt(budget) decisions
+    # share each round's iterations evenly and the better half by mean goes
+    # on; the last one standing is the decision (final_move aside). A search
+    # with no iteration or time limit keeps UCB1.
+    Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
+         absent_means="ucb"),
     # Keep the subtree between the two actions of a turn when it is valid.
     Knob("reuse_tree", bool, True, "keep the tree within a turn", option="ReuseTree", flag="--reuse-tree"),
     # Weigh the other seats' possible hands by how likely their decisions

@@ -742,3 +742,87 @@ def test_root_kinds_puts_the_best_of_each_kind_first_and_keeps_the_rest_in_order
     assert len(front) >= 4, front                          # tiles, leaders, catastrophes and swaps are legal
     assert [a for a, _ in ordered] == front + [a for a in plain if a not in front]
     assert [a for a, _ in ordered][:len(front)] != plain[:len(front)]
+
+
+def _halving_search(obs, seat, limits, seed=4, workers=1, **changes):
+    """Return (result, the look-ahead's order at the root) of a search with sequential halving at the root."""
+    search = ISMCTS(SearchParams(root_policy="halving", **changes), workers)
+    try:
+        result = search.search(obs, seat, limits, seed=seed)
+    finally:
+        search.close()
+    order = None if workers > 1 else [a for a, _ in search._tree.lookahead_order()]
+    return result, order
+
+
+def test_halving_spends_the_budget_on_the_look_aheads_first_and_decides_by_the_last_standing():
+    """root_policy "halving": 2 + 0.5 * sqrt(1,000) = 17 candidates, 5 rounds of 200 iterations.
+
+    Only the look-ahead's first 17 decisions are searched; each gets its
+    share of the first round (200 // 17); the two that reach the last round
+    have the most visits, and the decision is the better mean of those two.
+    """
+    s = midgame(players=2, seed=3)
+    seat = s.to_act
+    result, order = _halving_search(s.observation(seat), seat, Limits(iterations=1000))
+    assert len(order) > 17
+    visits = {c.action: c.visits for c in result.candidates}
+    assert result.iterations == 1000 and sum(visits.values()) == 1000
+    assert set(visits) == set(order[:17])
+    assert min(visits.values()) >= 200 // 17
+    finalists = sorted(result.candidates, key=lambda c: -c.visits)[:2]
+    assert result.best in (finalists[0].action, finalists[1].action)
+    assert result.candidates[0].action == result.best
+    assert result.candidates[0].mean == max(f.mean for f in finalists)
+    assert abs(finalists[0].visits - finalists[1].visits) <= 1
+    assert finalists[1].visits > sorted(visits.values())[-3]
+
+
+def test_halving_is_reproducible_never_peeks_and_differs_from_ucb():
+    s = midgame(players=3, seed=8)
+    seat = s.to_act
+    obs = s.observation(seat)
+    w1 = engine.State.from_snapshot(determinize(obs, seat, random.Random(1)))
+    w2 = engine.State.from_snapshot(determinize(obs, seat, random.Random(2)))
+    assert w1.snapshot()["hands"] != w2.snapshot()["hands"] or w1.snapshot()["bag"] != w2.snapshot()["bag"]
+    a, _ = _halving_search(w1.observation(seat), seat, Limits(iterations=600))
+    b, _ = _halving_search(w2.observation(seat), seat, Limits(iterations=600))
+    assert a.best == b.best and stats(a) == stats(b) and a.root_value == b.root_value
+    plain = ISMCTS().search(obs, seat, Limits(iterations=600), seed=4)
+    assert stats(plain) != stats(a)
+
+
+@pytest.mark.slow
+def test_halving_with_workers_and_with_a_time_limit_decides_among_the_candidates():
+    """Two workers each halve their own tree; under a clock the plan is the speed of a first UCB1 run."""
+    s = midgame(players=2, seed=5)
+    seat = s.to_act
+    obs = s.observation(seat)
+    a, _ = _halving_search(obs, seat, Limits(iterations=800), workers=2)
+    b, _ = _halving_search(obs, seat, Limits(iterations=800), workers=2)
+    assert a.iterations == 800 and a.best == b.best and stats(a) == stats(b)
+    timed, order = _halving_search(obs, seat, Limits(seconds=0.05))
+    assert timed.iterations >= 1 and timed.best in order and timed.candidates[0].action == timed.best
+
+
+def test_a_tree_limits_its_root_to_candidates_and_refuses_what_is_not_a_root_decision():
+    s = midgame(players=2, seed=3)
+    tree = _tree(s)
+    order = [a for a, _ in tree.lookahead_order()]
+    outside = next(a for a in range(1 << 14) if a not in order)
+    for bad, message in (([order[0], outside], f"action {outside} is not one of the root's decisions"),
+                         ([], "at least one candidate")):
+        with pytest.raises(ValueError, match=message):
+            tree.set_root_candidates(bad)
+        assert tree.root_candidates() is None
+    tree.set_root_candidates([order[5], order[2]])
+    assert tree.root_candidates() == [order[2], order[5]]
+    tree.run(300)
+    visits = {a: v for a, v, *_ in tree.children()}
+    assert set(visits) == {order[2], order[5]} and sorted(visits.values()) == [150, 150]
+    tree.set_root_candidates(None)
+    tree.run(300)
+    assert tree.root_candidates() is None and len(tree.children()) > 2
+    tree.set_root_candidates([order[0]])
+    tree.reroot(s, [], 2)
+    assert tree.root_candidates() is None

@@ -126,6 +126,8 @@ cdef class Tree:
     cdef uint8_t* pool_hands           # DEAL_WEIGHTED: pool_n sets of hands (MAX_PLAYERS x 4 counts each)
     cdef double* pool_cum              #   and their cumulative weights
     cdef int pool_n
+    cdef bint root_halving             # the observer's root decisions are limited to root_active
+    cdef uint8_t root_active[MAX_ACTIONS]  #   (by root_order index), the least visited tried next
 
     def __cinit__(self):
         self.cap = 1024
@@ -258,6 +260,39 @@ cdef class Tree:
                 raise ValueError(f"set of hands {k} does not fit the position (sizes, or tiles the observer has not seen)")
         return 0
 
+    def set_root_candidates(self, actions=None):
+        """Limit the observer's decisions at the root to `actions`, each iteration trying the least visited; None lifts it.
+
+        The driver of sequential halving (search.ismcts) narrows the list
+        between its rounds. ValueError names an action that is not one of
+        the root's decisions (Tree.lookahead_order), or an empty list; then
+        nothing changes. Reset and reroot lift it (the list was the old root's).
+        """
+        cdef uint8_t active[MAX_ACTIONS]
+        cdef int i, k = 0
+        if actions is None:
+            self.root_halving = False
+            return
+        if self.root_n == 0:
+            raise ValueError("the root has no list of the observer's decisions to limit")
+        index = {self.root_order[i]: i for i in range(self.root_n)}
+        memset(active, 0, sizeof(active))
+        for a in actions:
+            if a not in index:
+                raise ValueError(f"action {a!r} is not one of the root's decisions")
+            active[index[a]] = 1
+            k += 1
+        if k == 0:
+            raise ValueError("give at least one candidate")
+        memcpy(self.root_active, active, sizeof(active))
+        self.root_halving = True
+
+    def root_candidates(self):
+        """Return the actions the root is limited to, in the look-ahead's order, or None."""
+        if not self.root_halving:
+            return None
+        return [self.root_order[i] for i in range(self.root_n) if self.root_active[i]]
+
     def deal_mode_name(self):
         """Return how iterations deal what the observer has not seen (a DEAL_MODES name)."""
         return {v: k for k, v in DEAL_MODES.items()}[self.deal_mode]
@@ -289,6 +324,7 @@ cdef class Tree:
         self.stop_flag = 0
         if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
             self.deal_mode = DEAL_UNIFORM
+        self.root_halving = False
         self._clear()
         root_prior(self)
 
@@ -299,6 +335,7 @@ cdef class Tree:
         self.rng = seed
         if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
             self.deal_mode = DEAL_UNIFORM
+        self.root_halving = False               # the candidates were the old root's
         for a in actions:
             child = self._lookup(node, a)
             if child < 0 or self.nodes[child].visits == 0:
@@ -449,6 +486,8 @@ cdef class Tree:
         cdef bint mix = False
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
         cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
+        cdef long fewest, seen
+        cdef int pick = 0
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
         cdef double rounds = self.params.rollout_rounds
         cdef int horizon, played
@@ -487,6 +526,27 @@ cdef class Tree:
             unvisited = -1
             best_child = -1
             best = -1e300
+            if self.root_halving and node == self.root and self.root_n > 0 and actor == self.observer:
+                # sequential halving (Tree.set_root_candidates): the least visited
+                # candidate, the first in the look-ahead's order among equals
+                allowed = 0
+                fewest = -1
+                for i in range(n):
+                    if not self.root_active[i]:
+                        continue
+                    child = self._lookup(node, order[i])
+                    seen = 0
+                    if child >= 0:
+                        self.nodes[child].avail += 1
+                        seen = self.nodes[child].visits
+                    if fewest < 0 or seen < fewest:
+                        fewest = seen
+                        pick = i
+                child = self._lookup(node, order[pick])
+                if child < 0 or self.nodes[child].visits == 0:
+                    untried = order[pick]
+                else:
+                    best_child = child
             for i in range(allowed):
                 child = self._lookup(node, order[i])
                 if child < 0:
@@ -633,6 +693,11 @@ cdef class Tree:
     def lookahead_ordered(self, int node):
         """Return whether a node's decisions were ordered by the look-ahead (not the cheap prior)."""
         return node == self.root or self.nodes[node].prior_off >= 0
+
+    @property
+    def players(self):
+        """The number of players of the game searched."""
+        return self.root_state.players
 
     def root_visits(self):
         return self.nodes[self.root].visits
