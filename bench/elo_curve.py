@@ -43,7 +43,7 @@ from search.ismcts import ISMCTSAgent
 from search.params import SearchParams
 
 ELO_CAP = 800           # a share of 0 or 1 has an infinite Elo: drawn at the edge, marked
-RUN_COLOURS = ("#3366aa", "#229955", "#884499")
+RUN_COLOURS = ("#3366aa", "#229955", "#884499", "#cc5522", "#777777")
 
 
 def opponent_factory(spec: str):

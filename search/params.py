@@ -218,8 +218,9 @@ KNOBS = (
     # halving (Karnin et al. 2013; Pepels et al. 2014 at an MCTS root): the
     # look-ahead's first widen_base + widen_coef * sqrt(budget) decisions
     # share each round's iterations evenly and the better half by mean goes
-    # on; the last one standing is the decision (final_move aside). A search
-    # with no iteration or time limit keeps UCB1.
+    # on; the last one standing is the decision (final_move aside). With 2
+    # players at equal time, 0.02 s a decision: +6 Elo [-10, +22] after 1,736
+    # games, SPRT undecided; with 4, -11 [-40, +18] after 548 games.
     Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
          absent_means="ucb"),
     # Keep the subtree between the two actions of a turn when it is valid.
