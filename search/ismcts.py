@@ -200,7 +200,9 @@ def _run_halving(tree: Tree, limits: Limits, params: SearchParams, stop_event=No
         means = _root_means(tree, observer)
         return sorted(actions, key=lambda a: (-means.get(a, (-1.0, 0))[0], rank[a]))
 
-    stopped = lambda: stop_event is not None and stop_event.is_set()
+    def stopped():
+        return stop_event is not None and stop_event.is_set()
+
     def run_round(iterations, share_of_time):
         # a round's share of what is left: iterations, time, or both (the time as a bound)
         seconds = None
