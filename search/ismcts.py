@@ -162,9 +162,8 @@ HALVING_PROBE = 0.05     # share of a time budget run by UCB1 first, to learn th
 
 
 def _root_means(tree: Tree, observer: int) -> dict:
-    """Return {action: (mean reward of the observer, visits)} of the root's children."""
-    return {a: (rewards[observer] / visits if visits else -1.0, visits)
-            for a, visits, _, rewards, _, _, _ in tree.children()}
+    """Return {action: the observer's mean reward} of the root's visited children."""
+    return {a: rewards[observer] / visits for a, visits, _, rewards, _, _, _ in tree.children() if visits}
 
 
 def _run_halving(tree: Tree, limits: Limits, params: SearchParams, stop_event=None, progress=None,
@@ -177,10 +176,10 @@ def _run_halving(tree: Tree, limits: Limits, params: SearchParams, stop_event=No
     over the candidates still in, and keeps the better half by mean. The
     tree is left limited to the one decision that stands (Tree.root_candidates).
     A time budget is planned by the speed of a first UCB1 run of
-    HALVING_PROBE of it. No limit, or fewer than two decisions: plain UCB1.
+    HALVING_PROBE of it. Fewer than two decisions: plain UCB1.
     """
     order = [a for a, _ in tree.lookahead_order()]
-    if len(order) < 2 or (limits.iterations is None and limits.seconds is None):
+    if len(order) < 2:
         return _run_tree(tree, limits, stop_event, progress, observer)
     start = time.perf_counter()
     done = 0
@@ -198,7 +197,7 @@ def _run_halving(tree: Tree, limits: Limits, params: SearchParams, stop_event=No
 
     def best_first(actions):
         means = _root_means(tree, observer)
-        return sorted(actions, key=lambda a: (-means.get(a, (-1.0, 0))[0], rank[a]))
+        return sorted(actions, key=lambda a: (-means.get(a, -1.0), rank[a]))
 
     def stopped():
         return stop_event is not None and stop_event.is_set()

@@ -91,16 +91,20 @@ def test_workers_are_reproducible_and_merge_their_roots():
     assert sum(c.visits for c in a.candidates) == 600
 
 
-def test_search_never_peeks_at_hidden_tiles():
-    s = midgame(players=3, seed=8)
-    seat = s.to_act
-    obs = s.observation(seat)
-    # two worlds that differ only in what `seat` cannot see
+def two_worlds_seen_alike(obs, seat):
+    """Return the observations of `seat` in two worlds that differ only in what it cannot see."""
     w1 = engine.State.from_snapshot(determinize(obs, seat, random.Random(1)))
     w2 = engine.State.from_snapshot(determinize(obs, seat, random.Random(2)))
     assert w1.snapshot()["hands"] != w2.snapshot()["hands"] or w1.snapshot()["bag"] != w2.snapshot()["bag"]
     o1, o2 = w1.observation(seat), w2.observation(seat)
     assert o1 == o2
+    return o1, o2
+
+
+def test_search_never_peeks_at_hidden_tiles():
+    s = midgame(players=3, seed=8)
+    seat = s.to_act
+    o1, o2 = two_worlds_seen_alike(s.observation(seat), seat)
     r1 = ISMCTS().search(o1, seat, Limits(iterations=300), seed=4)
     r2 = ISMCTS().search(o2, seat, Limits(iterations=300), seed=4)
     assert stats(r1) == stats(r2) and r1.root_value == r2.root_value
@@ -782,11 +786,9 @@ def test_halving_is_reproducible_never_peeks_and_differs_from_ucb():
     s = midgame(players=3, seed=8)
     seat = s.to_act
     obs = s.observation(seat)
-    w1 = engine.State.from_snapshot(determinize(obs, seat, random.Random(1)))
-    w2 = engine.State.from_snapshot(determinize(obs, seat, random.Random(2)))
-    assert w1.snapshot()["hands"] != w2.snapshot()["hands"] or w1.snapshot()["bag"] != w2.snapshot()["bag"]
-    a, _ = _halving_search(w1.observation(seat), seat, Limits(iterations=600))
-    b, _ = _halving_search(w2.observation(seat), seat, Limits(iterations=600))
+    o1, o2 = two_worlds_seen_alike(obs, seat)
+    a, _ = _halving_search(o1, seat, Limits(iterations=600))
+    b, _ = _halving_search(o2, seat, Limits(iterations=600))
     assert a.best == b.best and stats(a) == stats(b) and a.root_value == b.root_value
     plain = ISMCTS().search(obs, seat, Limits(iterations=600), seed=4)
     assert stats(plain) != stats(a)

@@ -486,8 +486,8 @@ cdef class Tree:
         cdef bint mix = False
         cdef int depth = 0, node = self.root, n, allowed, i, child, best_child, untried, actor, p
         cdef int unvisited              # the first child node not yet visited (a full tree cannot add one)
-        cdef long fewest, seen
-        cdef int pick = 0
+        cdef long fewest, seen          # root_halving: the fewest visits of a candidate,
+        cdef int pick = 0, pick_child = -1  #   its place in the order and its node (-1: none yet)
         cdef int actions = 0            # action-phase decisions since the root (the horizon's clock)
         cdef double rounds = self.params.rollout_rounds
         cdef int horizon, played
@@ -542,11 +542,11 @@ cdef class Tree:
                     if fewest < 0 or seen < fewest:
                         fewest = seen
                         pick = i
-                child = self._lookup(node, order[pick])
-                if child < 0 or self.nodes[child].visits == 0:
+                        pick_child = child
+                if fewest == 0:
                     untried = order[pick]
                 else:
-                    best_child = child
+                    best_child = pick_child
             for i in range(allowed):
                 child = self._lookup(node, order[i])
                 if child < 0:
