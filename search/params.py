@@ -220,7 +220,8 @@ KNOBS = (
     # share each round's iterations evenly and the better half by mean goes
     # on; the last one standing is the decision (final_move aside). With 2
     # players at equal time, 0.02 s a decision: +6 Elo [-10, +22] after 1,736
-    # games, SPRT undecided; with 4, -11 [-40, +18] after 548 games.
+    # games, SPRT undecided; at 0.05 s -3 [-44, +39] after 266 games; with 4,
+    # -11 [-40, +18] after 548 games.
     Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
          absent_means="ucb"),
     # Keep the subtree between the two actions of a turn when it is valid.
