@@ -682,6 +682,28 @@ def test_leaf_mix_blends_the_value_where_the_tree_stopped_into_the_rollouts():
     assert any(abs(rollout[a] - stopped[a]) > 1e-3 for a in in_action)
 
 
+def test_leaf_mix_0_plays_no_rollout_where_it_reads_the_tree():
+    """With leaf_mix 0 a leaf read where the tree stopped is not rolled out: its time goes to iterations.
+
+    On the WAR diagram each of the root's first 12 decisions gets one visit;
+    those that stay in the action phase are read where they stand and none
+    of them plays a rollout, the war's are rolled out as before. Any share
+    above 0 still rolls every leaf out.
+    """
+    state = _diagram_state(WAR, hands=["kkkkkr", "bbggrr"])
+    wide = SearchParams().with_changes(widen_base=12.0)
+    in_action = [a for a in state.legal_actions() if _after(state, a).phase == "action"]
+    counts = {}
+    for mix in (0.0, 0.01, 1.0):
+        tree = _tree(state, wide.with_changes(leaf_mix=mix))
+        tree.set_deal("none")
+        tree.run(12)
+        assert sum(1 for c in tree.children() if c[1] == 1) == 12
+        counts[mix] = tree.unrolled_leaves
+    assert 0 < counts[0.0] < 12 and counts[0.0] <= len(in_action)
+    assert counts[0.01] == counts[1.0] == 0
+
+
 def test_leaf_mix_at_turn_reads_the_tree_only_where_a_turn_starts():
     """With leaf_mix_at "turn" the value where the tree stopped is blended in only at a turn's start.
 

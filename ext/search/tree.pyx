@@ -122,6 +122,7 @@ cdef class Tree:
     cdef public int leaf_actions_max   #   the root at an evaluated leaf (ended games aside), for tests
     cdef public long tail_actions      # rollout actions passed after rollout_tail_after (for tests)
     cdef public long mid_turn_leaves   # leaves valued elsewhere than at the start of a turn (for tests)
+    cdef public long unrolled_leaves   # leaves valued where the tree stopped, with no rollout (leaf_mix 0; for tests)
     cdef int deal_mode                 # DEAL_*: how an iteration deals what the observer has not seen
     cdef uint8_t* pool_hands           # DEAL_WEIGHTED: pool_n sets of hands (MAX_PLAYERS x 4 counts each)
     cdef double* pool_cum              #   and their cumulative weights
@@ -162,6 +163,7 @@ cdef class Tree:
         self.leaf_actions_max = 0
         self.tail_actions = 0
         self.mid_turn_leaves = 0
+        self.unrolled_leaves = 0
 
     def configure(self, values):
         """Set knobs of the kernel by name ({name: value}, PARAM_LAYOUT's names; search.params.KNOBS documents them).
@@ -597,7 +599,12 @@ cdef class Tree:
             # leaf_mix_turn only at a turn's start, as a turn rollout's value is read)
             mix = True
             evaluate(&det, &self.params.eval, leaf_rewards)
-        if det.phase != PH_OVER and horizon > 0:
+        if mix and self.params.leaf_mix <= 0.0:
+            # the rollout's value would be weighted by nothing: spend its time on iterations
+            for p in range(det.players):
+                rewards[p] = leaf_rewards[p]
+            self.unrolled_leaves += 1
+        elif det.phase != PH_OVER and horizon > 0:
             # every leaf is valued at the same point of the game, so that a
             # decision whose conflict the tree holds is not valued after more
             # of the other seats' replies than one whose rollout plays it
@@ -637,8 +644,9 @@ cdef class Tree:
                 self.leaf_actions_max = actions
             if det.phase != PH_ACTION or det.actions_left != 2:
                 self.mid_turn_leaves += 1
-        evaluate(&det, &self.params.eval, rewards)
-        if mix:
+        if not (mix and self.params.leaf_mix <= 0.0):
+            evaluate(&det, &self.params.eval, rewards)
+        if mix and self.params.leaf_mix > 0.0:
             for p in range(det.players):
                 rewards[p] = <float>(self.params.leaf_mix * rewards[p] + (1.0 - self.params.leaf_mix) * leaf_rewards[p])
         for i in range(depth + 1):
