@@ -124,7 +124,9 @@ KNOBS = (
     # None: by the player count. With 4 players 0.5 against 1.0: SPRT at equal
     # time, 0.02 s a decision, elo0=0 elo1=10: H1 after 1,180 games, +19 Elo
     # [+0, +39]; the 4-player win-chance maps are fitted on its self-play. With
-    # 2 the same test stood at -17 Elo [-39, +5] after 937 games, undecided.
+    # 2 the same test stood at -17 Elo [-39, +5] after 937 games, undecided;
+    # 0 read at a turn's start only, where the kernel then plays no rollout
+    # (up to 3x the iterations), at -5 [-29, +20] after 762, undecided.
     Knob("leaf_mix", float, None, "the rollout's share of a leaf's reward", 0.0, 1.0, kernel="leaf_mix",
          by_players={2: 1.0, 3: 1.0, 4: 0.5}, absent_means=1.0),
     # Where leaf_mix reads the value where the tree stopped: "action", anywhere
