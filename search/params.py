@@ -227,6 +227,12 @@ KNOBS = (
     # -11 [-40, +18] after 548 games.
     Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
          absent_means="ucb"),
+    # Under halving, give each root candidate's k-th visit the search's k-th
+    # world (the same deal of the hidden tiles and the same random stream), so
+    # that the candidates' means are compared on the same worlds and their
+    # difference is less the luck of the draw; no effect under "ucb".
+    Knob("paired_worlds", bool, False, "halving's candidates meet the same worlds", kernel="paired_worlds",
+         absent_means=False),
     # Keep the subtree between the two actions of a turn when it is valid.
     Knob("reuse_tree", bool, True, "keep the tree within a turn", option="ReuseTree", flag="--reuse-tree"),
     # Weigh the other seats' possible hands by how likely their decisions

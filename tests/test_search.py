@@ -829,6 +829,48 @@ def test_halving_with_workers_and_with_a_time_limit_decides_among_the_candidates
     assert timed.iterations >= 1 and timed.best in order and timed.candidates[0].action == timed.best
 
 
+def _candidate_stats(state, candidates, iterations, paired):
+    """Return {action: (visits, reward sums)} of a tree limited to `candidates` after `iterations`."""
+    tree = _tree(state, SearchParams(paired_worlds=paired))
+    tree.set_root_candidates(candidates)
+    tree.run(iterations)
+    return {a: (v, rewards) for a, v, _, rewards, *_ in tree.children()}
+
+
+def test_paired_worlds_give_every_candidate_the_same_world_on_the_same_visit():
+    """paired_worlds: a root candidate's k-th visit meets the search's k-th world (deal and random stream).
+
+    So after one sweep of four candidates each has the reward it has when
+    it is the only candidate and searched once: all four met world 0.
+    Without it the sweep's visits draw the stream's next worlds, and only
+    the first candidate's matches. (Later visits also descend the tree
+    below the candidate, whose ties are rotated by node and so by the
+    order the nodes were made in: the worlds pair, the subtrees need not.)
+    """
+    s = midgame(players=2, seed=3)
+    candidates = [action for action, _ in _tree(s).lookahead_order()][:4]
+    for paired in (True, False):
+        sweep = _candidate_stats(s, candidates, 4, paired)
+        alone = [_candidate_stats(s, [x], 1, paired)[x] for x in candidates]
+        assert [sweep[x][0] for x in candidates] == [1, 1, 1, 1]
+        same = [sweep[x] == first for x, first in zip(candidates, alone)]
+        assert same == ([True] * 4 if paired else [True, False, False, False])
+
+
+def test_paired_worlds_change_nothing_under_ucb_and_never_peek():
+    s = midgame(players=3, seed=8)
+    seat = s.to_act
+    obs = s.observation(seat)
+    plain = ISMCTS().search(obs, seat, Limits(iterations=400), seed=4)
+    assert stats(ISMCTS(SearchParams(paired_worlds=True)).search(obs, seat, Limits(iterations=400), seed=4)) \
+        == stats(plain)
+    o1, o2 = two_worlds_seen_alike(obs, seat)
+    r1, _ = _halving_search(o1, seat, Limits(iterations=600), paired_worlds=True)
+    r2, _ = _halving_search(o2, seat, Limits(iterations=600), paired_worlds=True)
+    unpaired, _ = _halving_search(obs, seat, Limits(iterations=600))
+    assert stats(r1) == stats(r2) and r1.root_value == r2.root_value and stats(r1) != stats(unpaired)
+
+
 def test_a_tree_limits_its_root_to_candidates_and_refuses_what_is_not_a_root_decision():
     s = midgame(players=2, seed=3)
     tree = _tree(s)

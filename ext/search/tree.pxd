@@ -43,6 +43,9 @@ ctypedef struct MctsParams:
     int root_kinds          # 1: the root's order puts the best decision of each kind first
     double leaf_mix         # a leaf's reward: leaf_mix * the value after the rollout
                             #   + (1 - leaf_mix) * the value where the tree stopped (1: the rollout's alone)
+    int paired_worlds       # 1: under sequential halving, a root candidate's k-th visit meets the k-th
+                            #   world of the search (deal and random stream), so candidates are compared
+                            #   on the same worlds
     int leaf_mix_turn       # 1: blend only where the tree stopped at the start of a turn (a seat about
                             #   to play both its actions), where a turn rollout's value is read too
     EvalParams eval

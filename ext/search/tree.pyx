@@ -88,6 +88,7 @@ PARAM_LAYOUT = {
     "root_kinds": ("i", _at(&_P.root_kinds)),
     "leaf_mix": ("d", _at(&_P.leaf_mix)),
     "leaf_mix_turn": ("i", _at(&_P.leaf_mix_turn)),
+    "paired_worlds": ("i", _at(&_P.paired_worlds)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
@@ -108,6 +109,7 @@ cdef class Tree:
     cdef GameState root_state
     cdef int observer
     cdef uint64_t rng
+    cdef uint64_t world_seed        # paired_worlds: the seed the k-th world is drawn from
     cdef MctsParams params
     cdef int stop_flag
     cdef public long iterations_done
@@ -323,6 +325,7 @@ cdef class Tree:
         self.root_state = state.s
         self.observer = observer
         self.rng = seed
+        self.world_seed = seed
         self.stop_flag = 0
         if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
             self.deal_mode = DEAL_UNIFORM
@@ -335,6 +338,7 @@ cdef class Tree:
         cdef int node = self.root, child
         _check_observer(state, self.observer)
         self.rng = seed
+        self.world_seed = seed
         if self.deal_mode == DEAL_WEIGHTED:     # the hands were weighed for the old root
             self.deal_mode = DEAL_UNIFORM
         self.root_halving = False               # the candidates were the old root's
@@ -478,6 +482,25 @@ cdef class Tree:
                     lo = mid + 1
             deal_around_hands(det, self.observer, &self.pool_hands[lo * MAX_PLAYERS * 4], &self.rng)
 
+    cdef long _fewest_root_visits(self) noexcept nogil:
+        """Return the fewest visits among the root's halving candidates."""
+        cdef long fewest = -1, seen
+        cdef int i, child
+        for i in range(self.root_n):
+            if not self.root_active[i]:
+                continue
+            child = self._lookup(self.root, self.root_order[i])
+            seen = self.nodes[child].visits if child >= 0 else 0
+            if fewest < 0 or seen < fewest:
+                fewest = seen
+        return fewest
+
+    cdef inline uint64_t _world(self, long k) noexcept nogil:
+        """Return the random state of the search's k-th world (paired_worlds)."""
+        cdef uint64_t state = self.world_seed ^ (<uint64_t>(k + 1) * 0x9E3779B97F4A7C15ULL)
+        splitmix64(&state)
+        return splitmix64(&state)
+
     cdef void _iterate(self) noexcept nogil:
         cdef GameState det
         cdef int32_t legal[MAX_ACTIONS]
@@ -499,6 +522,11 @@ cdef class Tree:
         cdef double best, ucb, mean, c = self.params.exploration
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
+        if self.params.paired_worlds and self.root_halving and self.root_n > 0 and det.phase != PH_OVER:
+            # the candidate tried next is the least visited: its visit count names the world,
+            # so that every candidate's k-th visit sees the same deal and random stream and
+            # their means differ by the decision more than by the worlds they happened to meet
+            self.rng = self._world(self._fewest_root_visits())
         self._deal(&det)
         path[0] = node
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
