@@ -41,3 +41,22 @@ def test_a_bad_params_file_is_named(tmp_path, capsys):
         leaf_noise.main(TINY + ["--params", str(bad)])
     assert e.value.code == 2
     assert "leaf_mix" in capsys.readouterr().err
+
+
+def test_paired_worlds_narrow_the_difference_of_two_decisions_means(capsys):
+    """--pairs: over seeds, the two candidates' mean difference spreads less when their visits meet the same worlds."""
+    options = ["--pairs", "12", "--positions", "12", "--iterations", "200", "--seed", "3"]
+    first = leaf_noise.main(options)
+    out = capsys.readouterr().out
+    assert leaf_noise.main(options) == first
+    assert "200 iterations, 12 seeds" in out and "paired / independent" in out
+    assert first["positions"] >= 10 and len(first["ratios"]) == first["positions"]
+    assert first["paired"] < first["independent"] and first["ratio"] < 1
+
+
+def test_pairs_refuses_too_few_seeds_and_params_files(blended, capsys):
+    for bad in (["--pairs", "2"], ["--pairs", "10", "--params", blended]):
+        with pytest.raises(SystemExit) as e:
+            leaf_noise.main(bad)
+        assert e.value.code == 2
+        assert "--pairs takes 3 seeds or more, and no --params" in capsys.readouterr().err
