@@ -161,6 +161,8 @@ KNOBS = (
     # (SPRT against the tail after 1 and the full widening, 1,000 iterations,
     # elo0=0 elo1=10: H1 after 876 games, +19 Elo); the tail after 1 before that
     # (SPRT at equal time, elo0=-10 elo1=0: H1 after 996 games, +10 Elo).
+    # A tail after 5 against 3 with 4 players at equal time, 0.02 s a decision:
+    # -1 Elo [-18, +15] after 1,728 games, undecided; 3 stays.
     # With 2 the tail does nothing (no rounds rollouts); 3 players are untested.
     Knob("rollout_tail_after", int, None, "rounds-rollout actions before it passes", -1, 1000,
          by_players={2: -1, 3: -1, 4: 3}, kernel="tail_after"),
@@ -231,6 +233,8 @@ KNOBS = (
     # world (the same deal of the hidden tiles and the same random stream), so
     # that the candidates' means are compared on the same worlds and their
     # difference is less the luck of the draw; no effect under "ucb".
+    # 2 players at equal time, 0.02 s a decision, halving with paired worlds
+    # against the defaults: -5 Elo [-24, +15] after 1,186 games, undecided.
     Knob("paired_worlds", bool, False, "halving's candidates meet the same worlds", kernel="paired_worlds",
          absent_means=False),
     # Keep the subtree between the two actions of a turn when it is valid.
