@@ -107,7 +107,8 @@ KNOBS = (
     # after 3 (see rollout_tail_after); with 2, half the widening against the
     # full (SPRT at equal time, 0.02 s a decision, elo0=0 elo1=10: H1 after
     # 706 games, +56 Elo [+30, +82]). With 4 players a quarter against the
-    # half at equal time lost (H0 after 524 games, -29 Elo [-59, +1]).
+    # half at equal time lost (H0 after 524 games, -29 Elo [-59, +1]), and so
+    # did the full widening (H0 after 1,124 games, -7 Elo [-28, +13]).
     Knob("widen_base", float, 2.0, "children considered at no visits", 0.0, 1e6, kernel="widen_base"),
     Knob("widen_coef", float, None, "children added with the visits' power", 0.0, 1e6,
          by_players={2: 0.5, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
