@@ -285,3 +285,48 @@ def test_a_params_file_names_a_weights_file_the_search_reads_and_a_bad_one_is_re
             params_from_dict({"value_weights": str(tmp_path / bad)})
     with pytest.raises(SearchError, match="'value_weights' must name a file"):
         params_from_dict({"value_weights": ""})
+
+
+def test_tune_value_fits_arena_records_leaving_out_games_the_rules_did_not_end(tmp_path):
+    recs = tmp_path / "recs"
+    res = run("arena", "--a", "greedy", "--b", "random", "--games", 8, "--seed", 4, "--record-dir", recs, "--quiet")
+    assert res.exit_code == 0, res.output
+    names = sorted(p.name for p in recs.glob("game*.txt"))
+    assert len(names) == 8
+    # a game cut short before its end says nothing of who wins
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (recs / names[0]).read_text().splitlines()
+    (cut / "game0000.txt").write_text("\n".join(lines[:60]) + "\n")
+    args = ("tune", "value", "--records", recs, "--records", cut, "--players", 2, "--skip", 2, "--seed", 1)
+    res = run(*args, "--out", tmp_path / "v.json")
+    assert res.exit_code == 0, res.output
+    assert "1 games left out: stopped before the rules ended them" in res.output
+    fitted = json.loads((tmp_path / "v.json").read_text())
+    assert check_weights(fitted, "v.json") == fitted["weights"]
+    assert fitted["self_play"]["records"] == [str(recs), str(cut)] and fitted["self_play"]["games"] == 8
+    assert fitted["measures"]["train_games"] + fitted["measures"]["held_games"] == 8
+    again = run(*args, "--out", tmp_path / "w.json")
+    assert (tmp_path / "w.json").read_text() == (tmp_path / "v.json").read_text()
+
+
+def test_tune_value_refuses_records_it_cannot_use_naming_them(tmp_path):
+    recs = tmp_path / "recs"
+    assert run("arena", "--a", "greedy", "--b", "random", "--games", 2, "--seed", 4, "--record-dir", recs,
+               "--quiet").exit_code == 0
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# tne-ai game record\n[players 2]\n[board standard]\n[seed 1]\nleader k z99\n")
+    cases = [
+        (("--records", recs, "--players", 4), "a game of 2 players, not 4"),
+        (("--records", recs, "--board", "advanced"), "a game on the standard board, not the advanced one"),
+        (("--records", bad), f"{bad}: line 5"),
+        (("--records", tmp_path / "none"), "none: no such file or folder"),
+        (("--records", tmp_path), "no game records (game*.txt) in the folder"),
+        (("--records", recs, "--data", tmp_path / "d.jsonl"), "not both"),
+        ((), "not neither"),
+        (("--records", recs, "--games", 5), "--records fits games already played"),
+    ]
+    for extra, says in cases:
+        res = run("tune", "value", *extra)
+        assert res.exit_code == 2 and "Traceback" not in res.output, (extra, res.output)
+        assert says in res.output, (extra, res.output)

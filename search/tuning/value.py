@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 
 import engine
@@ -80,6 +81,48 @@ def positions_of(games: list, params: SearchParams = SearchParams(), skip: int =
     if not x:
         raise SearchError("no positions: the data holds no game records")
     return Positions(np.array(x, dtype=float), np.array(y), np.array(game))
+
+
+def games_of_records(paths: list, players: int, board: str = "standard") -> tuple:
+    """Return (games as the data file holds them, games left out) from arena records: folders of game*.txt or files.
+
+    A record is replayed through the rules and labelled with its final
+    ranking; a game stopped before the rules ended it (capped or forfeited)
+    says nothing of who wins and is left out. A record that does not replay,
+    or is of another player count or board, raises SearchError naming it.
+    """
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = sorted(f for f in os.listdir(path) if f.startswith("game") and f.endswith(".txt"))
+            if not names:
+                raise SearchError(f"{path}: no game records (game*.txt) in the folder")
+            files += [os.path.join(path, f) for f in names]
+        elif os.path.isfile(path):
+            files.append(path)
+        else:
+            raise SearchError(f"{path}: no such file or folder")
+    games, left_out = [], 0
+    for path in files:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise SearchError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+        try:
+            final, _ = replay_record(text, engine.new_game, engine.State.from_snapshot)
+        except EngineError as e:
+            raise SearchError(f"{path}: {e}") from None
+        if final.players != players:
+            raise SearchError(f"{path}: a game of {final.players} players, not {players}")
+        if final.board_name != board:
+            raise SearchError(f"{path}: a game on the {final.board_name} board, not the {board} one")
+        if not final.is_terminal():
+            left_out += 1
+            continue
+        games.append({"game": len(games), "players": players, "board": board, "ended": True,
+                      "ranks": list(final.result()), "record": text, "source": path})
+    return games, left_out
 
 
 def log_loss(p, y) -> float:
@@ -139,8 +182,8 @@ def fit_value(pos: Positions, players: int, holdout: float = 0.25, seed: int = 0
     x = x / scale
     w = fit_logistic(x[train], pos.y[train], ridge, free=len(SEARCH_FREE))
     wh = fit_logistic(pos.hand[train], pos.y[train], 0.0, free=FREE)
-    p = 1 / (1 + np.exp(-x[held] @ w))
-    ph = 1 / (1 + np.exp(-pos.hand[held] @ wh))
+    p = 1 / (1 + np.exp(-np.clip(x[held] @ w, -700, 700)))
+    ph = 1 / (1 + np.exp(-np.clip(pos.hand[held] @ wh, -700, 700)))
     y = pos.y[held]
     slope = float(w[1])
     if slope <= 0:

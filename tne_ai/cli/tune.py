@@ -251,10 +251,10 @@ def _self_play_data(data, games, budget, players, board, seed, value, jobs, back
     return mine
 
 
-def self_play_options(games: int, fitted: str):
+def self_play_options(games: int, fitted: str, data_required: bool = True):
     """Add the options of a fit on self-play data (tune calibrate, tune value): the data file, its games, the split."""
     options = [
-        click.option("--data", metavar="FILE", required=True,
+        click.option("--data", metavar="FILE", required=data_required,
                      help="Self-play data (one game a JSON line): games already in it are read, missing ones are "
                           "played and appended as they finish."),
         click.option("--games", type=click.IntRange(0, 1_000_000), default=games, show_default=True,
@@ -316,7 +316,10 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, value,
 # ---------------------------------------------------------------- learned value
 
 @tune_command.command("value")
-@self_play_options(0, "weights")
+@self_play_options(0, "weights", data_required=False)
+@click.option("--records", metavar="PATH", multiple=True,
+              help="Fit arena games instead of self-play: a folder of game records (game*.txt, as --record-dir "
+                   "writes them) or one record; repeat to add more.")
 @click.option("--skip", type=click.IntRange(0, 10_000), default=10, show_default=True,
               help="Opening decisions of each game left out.")
 @click.option("--ridge", type=click.FloatRange(0, 1e6), default=0.1, show_default=True,
@@ -325,21 +328,34 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, value,
               "search/data/value/<players>p.json).")
 @backend_options
 @click.option("--quiet", is_flag=True, help="No line per game.")
-def value_command(data, games, budget, players, board, seed, holdout, value, skip, ridge, out, jobs, backend,
-                  ray_address, quiet):
+def value_command(data, records, games, budget, players, board, seed, holdout, value, skip, ridge, out, jobs,
+                  backend, ray_address, quiet):
     """Fit the learned value (the handcrafted evaluation plus richer features) on self-play and measure it on held-out games."""
     from search.tuning import value as value_fit
+    if bool(data) == bool(records):
+        raise InputError("give --data FILE (self-play, played as needed) or --records PATH (arena games), not "
+                         + ("both" if data else "neither"))
+    if records and (games or value):
+        raise InputError("--games and --value choose the self-play of --data; --records fits games already played")
     try:
-        mine = [g for g in _self_play_data(data, games, budget, players, board, seed, value, jobs, backend,
-                                           ray_address, quiet) if g.get("record")]
+        left_out = 0
+        if records:
+            mine, left_out = value_fit.games_of_records(list(records), players, board)
+            about = {"board": board, "records": list(records), "games": len(mine), "seed": seed}
+        else:
+            mine = [g for g in _self_play_data(data, games, budget, players, board, seed, value, jobs, backend,
+                                               ray_address, quiet) if g.get("record")]
+            about = {"board": board, "budget": budget, "games": len(mine), "seed": seed,
+                     "value": SearchParams(value=value).resolved(players).value}
         t0 = time.time()
         pos = value_fit.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
         t1 = time.time()
         fit = value_fit.fit_value(pos, players, holdout, seed, ridge)
-        fit.self_play = {"board": board, "budget": budget, "games": len(mine), "seed": seed,
-                         "value": SearchParams(value=value).resolved(players).value}
+        fit.self_play = about
     except SearchError as e:
         raise InputError(str(e)) from None
+    if left_out:
+        click.echo(f"{left_out} games left out: stopped before the rules ended them")
     click.echo(fit.report())
     click.echo(f"features of {len(pos.y)} rows in {t1 - t0:.1f}s, fit in {time.time() - t1:.1f}s")
     if out:
