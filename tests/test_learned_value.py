@@ -213,9 +213,11 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
     # refit (docs/tuning.md) when a default or an evaluation weight changes
     assert doc["evaluation"] == evaluation_fingerprint(players), (
         f"{weights_path(players)} was fitted on other evaluation weights: refit it with tne-ai tune value")
-    # fitted on the handcrafted search's self-play (tne-ai tune value --value handcrafted)
-    assert doc["self_play"]["board"] == "standard" and doc["self_play"]["budget"] == 1000
-    assert doc["self_play"]["value"] == "handcrafted"
+    assert doc["self_play"]["board"] == "standard"
+    if players == 2:    # fitted on the kept records of an SPRT (the next test fits them again)
+        assert doc["self_play"]["records"] == ["value-2p-seed50200"] and doc["self_play"]["games"] == 1186
+    else:               # fitted on the handcrafted search's self-play (tne-ai tune value --value handcrafted)
+        assert doc["self_play"]["budget"] == 1000 and doc["self_play"]["value"] == "handcrafted"
     m = doc["measures"]
     assert m["held_games"] > 0 and 0 < m["learned_brier"] < 0.25
     assert len(load_weights(players)) == len(NAMES)
@@ -223,6 +225,18 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
 
 
 # ---------------------------------------------------------------- the fit (tne-ai tune value)
+
+
+def test_the_shipped_2_player_weights_are_the_fit_of_the_kept_records(tmp_path, monkeypatch):
+    """tests/data/records keeps the 1,186 games the 2-player weights were fitted on: the same command, the same file."""
+    import tarfile
+    with tarfile.open(Path(__file__).parent / "data" / "records" / "value-2p-seed50200.tar.xz") as tar:
+        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    monkeypatch.chdir(tmp_path)
+    res = run("tune", "value", "--records", "value-2p-seed50200", "--players", 2, "--out", "2p.json")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "2p.json").read_text() == open(weights_path(2)).read()
+
 
 def test_tune_value_plays_its_games_fits_and_gives_the_same_weights_from_the_same_seed(tmp_path):
     data = tmp_path / "data.jsonl"
