@@ -77,19 +77,23 @@ def test_a_game_the_engine_played_at_the_reviews_settings_loses_next_to_nothing(
     The old loss (the best candidate's root mean, the largest of several
     noisy means, less the played decision's) gave this game a mean loss of
     0.080 search-value points and four marks; valued like with like, in win
-    chance, it is 0.001 and unmarked.
+    chance, it is under 0.001 and unmarked under each of three review seeds.
     """
     limits = Limits(iterations=100)
     game = play_game([ISMCTSAgent(1, limits=limits), GreedyAgent(1)], 1, max_decisions=20, limits=limits)
-    doc = review_record(game.record, [0], limits, seed=0)
-    (summary,) = doc["summary"]
-    assert summary["decisions"] == 10 and 0 < summary["agreed"] < 10
-    for d in doc["decisions"]:
-        if d["played_action"] == d["best_action"]:
-            assert d["loss"] == 0.0 and d["mark"] is None
-    assert doc["loss_units"] == "win chance"
-    assert summary["mean_loss"] < 0.01
-    assert sum(summary["marks"].values()) == 0
+    agreed = 0
+    for seed in (0, 1, 2):          # at 100 iterations two seeds often choose apart: 0 to 2 of 10 agree
+        doc = review_record(game.record, [0], limits, seed=seed)
+        (summary,) = doc["summary"]
+        assert summary["decisions"] == 10 and summary["agreed"] < 10
+        agreed += summary["agreed"]
+        for d in doc["decisions"]:
+            if d["played_action"] == d["best_action"]:
+                assert d["loss"] == 0.0 and d["mark"] is None
+        assert doc["loss_units"] == "win chance"
+        assert summary["mean_loss"] < 0.01
+        assert sum(summary["marks"].values()) == 0
+    assert agreed > 0
 
 
 def test_accuracy_follows_lichess_curve_of_the_win_chance_lost():
