@@ -8,11 +8,13 @@ preloads into the test process (LD_PRELOAD is for our kernels, not Chromium).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -42,6 +44,27 @@ def browser_env() -> dict:
     """Return the environment for chromedriver and Chromium: ours, less the sanitizer preload."""
     return {k: v for k, v in os.environ.items()
             if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")}
+
+
+def await_review(url: str, review_id: str, stall: float = 900.0) -> dict:
+    """Poll GET /api/review/{id} until the review is done; return its status.
+
+    The guard is on progress, not on the total time: the test fails only if
+    no further decision is reviewed for `stall` seconds (a hang), however
+    slow the machine or the build (the debug build under load takes many
+    minutes for a whole game).
+    """
+    last, since = None, time.monotonic()
+    while True:
+        with urllib.request.urlopen(f"{url}api/review/{review_id}") as r:
+            status = json.loads(r.read())
+        if status["status"] == "done":
+            return status
+        assert status["status"] == "running", status
+        if status["done"] != last:
+            last, since = status["done"], time.monotonic()
+        assert time.monotonic() - since < stall, f"review {review_id} made no progress for {stall:.0f} s: {status}"
+        time.sleep(0.5)
 
 
 @contextlib.contextmanager

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import chromium, served
+from browser import await_review, chromium, served
 from records import opening
 from test_browser import click
 
@@ -41,7 +41,8 @@ def test_learn_from_your_mistakes(tmp_path):
 
     with served(workers=1) as url, chromium("1280,900") as d:
         rid = post_review(url, RANDOM_GAME.read_text(), "seats=0&iterations=100&seed=3")
-        wait = WebDriverWait(d, 600)       # a hang guard: the review runs first, slower on a loaded machine
+        await_review(url, rid)             # the review's own pace, guarded against a stall
+        wait = WebDriverWait(d, 120)       # the page's rendering of a finished review
         d.get(url + "review?id=" + rid)
         wait.until(EC.visibility_of_element_located((By.ID, "reviewmain")))
         assert Select(d.find_element(By.ID, "learnseat")).first_selected_option.text == "seat 0"

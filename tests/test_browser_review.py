@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser import chromium, served
+from browser import await_review, chromium, served
 from records import opening
 
 pytestmark = pytest.mark.slow       # a browser: the fast tier leaves the module out
@@ -42,6 +42,8 @@ def test_review_page(server_url, driver, tmp_path):
     its.clear()
     its.send_keys("60")
     driver.find_element(By.CSS_SELECTOR, "#reviewform button[type=submit]").click()
+    wait.until(lambda d: "review?id=" in d.current_url)     # the page names the review it started
+    await_review(server_url, driver.current_url.split("id=", 1)[1])
     wait.until(EC.visibility_of_element_located((By.ID, "reviewmain")))
     wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#board svg")))
     assert "ply 0 / 40" in driver.find_element(By.ID, "plyno").text
