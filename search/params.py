@@ -109,6 +109,14 @@ KNOBS = (
     # 706 games, +56 Elo [+30, +82]). With 4 players a quarter against the
     # half at equal time lost (H0 after 524 games, -29 Elo [-59, +1]), and so
     # did the full widening (H0 after 1,124 games, -7 Elo [-28, +13]).
+    # The UCB1 constant of the observer's own decisions at the root alone
+    # (None: the exploration's). The root's choice is the decision, and a
+    # root that settles on its early leader does not revise it with more
+    # iterations (docs/benchmarks.md, convergence: the same seed at N and 2N
+    # agrees far more often than two seeds at N); a wider root keeps the
+    # near-equal decisions compared while the nodes below stay sharp.
+    Knob("root_exploration", float, None, "the UCB1 constant at the root (auto: the exploration's)", 0.0, 100.0,
+         kernel="root_exploration", to_kernel=lambda v: -1.0 if v is None else v, absent_means=None),
     Knob("widen_base", float, 2.0, "children considered at no visits", 0.0, 1e6, kernel="widen_base"),
     Knob("widen_coef", float, None, "children added with the visits' power", 0.0, 1e6,
          by_players={2: 0.5, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
@@ -288,9 +296,10 @@ class SearchParams:
         if (isinstance(self.tree_memory_mb, bool) or not isinstance(self.tree_memory_mb, int)
                 or self.tree_memory_mb < 1):
             raise SearchError(f"tree_memory_mb must be an int >= 1, got {self.tree_memory_mb!r}")
-        if (self.eval_scale is not None and self.eval_scale <= 0) or (self.exploration is not None
-                                                                    and self.exploration < 0):
-            raise SearchError("eval_scale must be > 0 and exploration >= 0")
+        if (self.eval_scale is not None and self.eval_scale <= 0) or any(
+                getattr(self, name) is not None and getattr(self, name) < 0
+                for name in ("exploration", "root_exploration")):
+            raise SearchError("eval_scale must be > 0, exploration and root_exploration >= 0")
 
     @classmethod
     def load(cls, path: str) -> "SearchParams":

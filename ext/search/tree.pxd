@@ -28,6 +28,7 @@ ctypedef struct Node:
 
 ctypedef struct MctsParams:
     double exploration      # UCB1 constant c
+    double root_exploration # the constant of the observer's decisions at the root (< 0: exploration's)
     double widen_base       # children considered = base + coef * visits ** exponent
     double widen_coef
     double widen_exponent

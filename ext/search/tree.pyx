@@ -75,6 +75,7 @@ cdef Py_ssize_t _at(void* field):
 # follow, by evaluation.EVAL_LAYOUT's names.
 PARAM_LAYOUT = {
     "exploration": ("d", _at(&_P.exploration)),
+    "root_exploration": ("d", _at(&_P.root_exploration)),
     "widen_base": ("d", _at(&_P.widen_base)),
     "widen_coef": ("d", _at(&_P.widen_coef)),
     "widen_exponent": ("d", _at(&_P.widen_exponent)),
@@ -143,6 +144,7 @@ cdef class Tree:
         if self.nodes == NULL or self.keys == NULL or self.vals == NULL or self.prior_pool == NULL:
             raise MemoryError()
         self.lookahead_depth = 1        # actions since the root: the rest of the observer's turn
+        self.params.root_exploration = -1.0     # the root explores as every node until told otherwise
         self._clear()
 
     def __dealloc__(self):
@@ -519,7 +521,7 @@ cdef class Tree:
         if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
             rounds = 1.0 if self.root_state.players >= 3 else 0.0
         horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
-        cdef double best, ucb, mean, c = self.params.exploration
+        cdef double best, ucb, mean, c = self.params.exploration, c_here
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
         if self.params.paired_worlds and self.root_halving and self.root_n > 0 and det.phase != PH_OVER:
@@ -577,6 +579,9 @@ cdef class Tree:
                     untried = order[pick]
                 else:
                     best_child = pick_child
+            c_here = c
+            if node == self.root and actor == self.observer and self.params.root_exploration >= 0:
+                c_here = self.params.root_exploration
             for i in range(allowed):
                 child = self._lookup(node, order[i])
                 if child < 0:
@@ -592,7 +597,7 @@ cdef class Tree:
                         unvisited = order[i]
                     continue
                 mean = nd.reward[actor] / nd.visits
-                ucb = mean + c * sqrt(log(<double>nd.avail) / nd.visits)
+                ucb = mean + c_here * sqrt(log(<double>nd.avail) / nd.visits)
                 if ucb > best:
                     best = ucb
                     best_child = child
