@@ -114,7 +114,9 @@ KNOBS = (
     # root that settles on its early leader does not revise it with more
     # iterations (docs/benchmarks.md, convergence: the same seed at N and 2N
     # agrees far more often than two seeds at N); a wider root keeps the
-    # near-equal decisions compared while the nodes below stay sharp.
+    # near-equal decisions compared while the nodes below stay sharp. With 2
+    # players 0.7 at the root (0.35 below) against the defaults at equal time,
+    # 0.02 s a decision: H0 after 2,752 games, -8 Elo [-21, +5]; None stays.
     Knob("root_exploration", float, None, "the UCB1 constant at the root (auto: the exploration's)", 0.0, 100.0,
          kernel="root_exploration", to_kernel=lambda v: -1.0 if v is None else v, absent_means=None),
     Knob("widen_base", float, 2.0, "children considered at no visits", 0.0, 1e6, kernel="widen_base"),
@@ -239,7 +241,8 @@ KNOBS = (
     # share each round's iterations evenly and the better half by mean goes
     # on; the last one standing is the decision (final_move aside). With 2
     # players at equal time, 0.02 s a decision: +6 Elo [-10, +22] after 1,736
-    # games, SPRT undecided; at 0.05 s -3 [-44, +39] after 266 games; with 4,
+    # games, SPRT undecided; at 0.05 s -3 [-44, +39] after 266 games, and at
+    # 0.1 s an LLR of -2.68, no decision, after 1,431 games (seed 57200); with 4,
     # -11 [-40, +18] after 548 games.
     Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
          absent_means="ucb"),
