@@ -101,14 +101,6 @@ KNOBS = (
     # elo0=0 elo1=10: H1 after 2,680 games, +18 Elo [+5, +31]); 3-4 untested.
     Knob("exploration", float, None, "the UCB1 constant (auto: by the player count)", 0.0, 100.0,
          by_players={2: 0.35, 3: 0.7, 4: 0.7}, kernel="exploration", option="Exploration", flag="--exploration"),
-    # Progressive widening: a node considers its best `widen_base + widen_coef
-    # * visits ** widen_exponent` by the prior (coef None: DEFAULT_WIDEN_COEF).
-    # With 4 players half the widening was accepted together with the tail
-    # after 3 (see rollout_tail_after); with 2, half the widening against the
-    # full (SPRT at equal time, 0.02 s a decision, elo0=0 elo1=10: H1 after
-    # 706 games, +56 Elo [+30, +82]). With 4 players a quarter against the
-    # half at equal time lost (H0 after 524 games, -29 Elo [-59, +1]), and so
-    # did the full widening (H0 after 1,124 games, -7 Elo [-28, +13]).
     # The UCB1 constant of the observer's own decisions at the root alone
     # (None: the exploration's). The root's choice is the decision, and a
     # root that settles on its early leader does not revise it with more
@@ -119,6 +111,14 @@ KNOBS = (
     # 0.02 s a decision: H0 after 2,752 games, -8 Elo [-21, +5]; None stays.
     Knob("root_exploration", float, None, "the UCB1 constant at the root (auto: the exploration's)", 0.0, 100.0,
          kernel="root_exploration", to_kernel=lambda v: -1.0 if v is None else v, absent_means=None),
+    # Progressive widening: a node considers its best `widen_base + widen_coef
+    # * visits ** widen_exponent` by the prior (coef None: DEFAULT_WIDEN_COEF).
+    # With 4 players half the widening was accepted together with the tail
+    # after 3 (see rollout_tail_after); with 2, half the widening against the
+    # full (SPRT at equal time, 0.02 s a decision, elo0=0 elo1=10: H1 after
+    # 706 games, +56 Elo [+30, +82]). With 4 players a quarter against the
+    # half at equal time lost (H0 after 524 games, -29 Elo [-59, +1]), and so
+    # did the full widening (H0 after 1,124 games, -7 Elo [-28, +13]).
     Knob("widen_base", float, 2.0, "children considered at no visits", 0.0, 1e6, kernel="widen_base"),
     Knob("widen_coef", float, None, "children added with the visits' power", 0.0, 1e6,
          by_players={2: 0.5, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
