@@ -223,8 +223,9 @@ KNOBS = (
     # learned with 2 and 4 (SPRT at equal time against the handcrafted value,
     # elo0=0 elo1=10: H1 with 4 players after 416 games, +62 Elo), the
     # handcrafted value with 3 (untested). The 2-player weights refitted on an
-    # SPRT's games beat the first fit by +67 Elo (H1, 650 games); the 4-player
-    # refit did not (+1 after 1,836 games, undecided).
+    # SPRT's games beat the first fit by +67 Elo (H1, 650 games), refitted on
+    # three SPRTs' games by +14 more (H1, 3,756 games); the 4-player refit
+    # did not (+1 after 1,836 games, undecided).
     Knob("value", str, None, "the evaluation: handcrafted or learned", choices=("handcrafted", "learned"),
          by_players={2: "learned", 3: "handcrafted", 4: "learned"}, absent_means="handcrafted"),
     # The learned value's weights file (`tne-ai tune value --out`; a relative

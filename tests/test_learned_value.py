@@ -25,6 +25,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from diagram import position  # noqa: E402
 
 NAMES = evaluation.VALUE_FEATURE_NAMES
+# the self-play the shipped 2-player weights were fitted on, in the fit's order: folder -> archive
+KEPT_2P_RECORDS = {"sprt2p-rootc07": "sprt-2p-rootc07-seed58200.tar.xz",
+                   "value-2p-seed50200": "value-2p-seed50200.tar.xz",
+                   "sprt-2p-value-seed53200": "sprt-2p-value-seed53200.tar.xz"}
 
 
 def run(*args):
@@ -215,7 +219,7 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
         f"{weights_path(players)} was fitted on other evaluation weights: refit it with tne-ai tune value")
     assert doc["self_play"]["board"] == "standard"
     if players == 2:    # fitted on the kept records of an SPRT (the next test fits them again)
-        assert doc["self_play"]["records"] == ["value-2p-seed50200"] and doc["self_play"]["games"] == 1186
+        assert doc["self_play"]["records"] == list(KEPT_2P_RECORDS) and doc["self_play"]["games"] == 4588
     else:               # fitted on the handcrafted search's self-play (tne-ai tune value --value handcrafted)
         assert doc["self_play"]["budget"] == 1000 and doc["self_play"]["value"] == "handcrafted"
     m = doc["measures"]
@@ -228,12 +232,14 @@ def test_weights_ship_for_every_player_count_fitted_on_todays_evaluation_weights
 
 
 def test_the_shipped_2_player_weights_are_the_fit_of_the_kept_records(tmp_path, monkeypatch):
-    """tests/data/records keeps the 1,186 games the 2-player weights were fitted on: the same command, the same file."""
+    """tests/data/records keeps the 4,588 games the 2-player weights were fitted on: the same command, the same file."""
     import tarfile
-    with tarfile.open(Path(__file__).parent / "data" / "records" / "value-2p-seed50200.tar.xz") as tar:
-        tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    for archive in KEPT_2P_RECORDS.values():
+        with tarfile.open(Path(__file__).parent / "data" / "records" / archive) as tar:
+            tar.extractall(tmp_path, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     monkeypatch.chdir(tmp_path)
-    res = run("tune", "value", "--records", "value-2p-seed50200", "--players", 2, "--out", "2p.json")
+    records = [arg for folder in KEPT_2P_RECORDS for arg in ("--records", folder)]
+    res = run("tune", "value", *records, "--players", 2, "--out", "2p.json")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "2p.json").read_text() == open(weights_path(2)).read()
 
