@@ -7,8 +7,11 @@ and writes a weights file. A file holds {"format", "players", "evaluation"
 (evaluation_fingerprint: the handcrafted weights its features were counted
 with, which a test checks against today's defaults), "features" (the
 kernel's VALUE_FEATURE_NAMES, in order), "weights" (the kernel's, one a
-feature), "self_play" (the games it was fitted on), "measures"}. The search
-uses the weights when its `value` knob is "learned" (search.params).
+feature), "self_play" (the games it was fitted on), "measures"}, and may
+hold "hidden" ({"weights": a row of feature weights a unit, "bias", "out"}:
+units whose out * tanh(bias + weights . features) the logit adds; `tne-ai
+tune value --hidden N`). The search uses the weights when its `value` knob
+is "learned" (search.params).
 """
 from __future__ import annotations
 
@@ -39,8 +42,8 @@ def weights_path(players: int) -> str:
     return os.path.join(DATA_DIR, f"{int(players)}p.json")
 
 
-def check_weights(doc, source: str) -> list:
-    """Return a weights file's kernel weights; SearchError names what is wrong with it."""
+def check_weights(doc, source: str):
+    """Return a weights file's kernel weights (a list, or with hidden units a dict); SearchError names what is wrong."""
     from ext.search.evaluation import VALUE_FEATURE_NAMES
     if not isinstance(doc, dict) or doc.get("format") != VALUE_FORMAT:
         raise SearchError(f"{source}: not a learned-value file (\"format\" must be {VALUE_FORMAT!r})")
@@ -50,7 +53,16 @@ def check_weights(doc, source: str) -> list:
     if (not isinstance(w, list) or len(w) != len(VALUE_FEATURE_NAMES)
             or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in w)):
         raise SearchError(f"{source}: \"weights\" must be {len(VALUE_FEATURE_NAMES)} finite numbers")
-    return [float(x) for x in w]
+    linear = [float(x) for x in w]
+    if "hidden" not in doc:
+        return linear
+    from ext.search.evaluation import value_parts
+    kernel = {"linear": linear, "hidden": doc["hidden"]}
+    try:
+        _, rows, bias, out = value_parts(kernel)
+    except ValueError as e:
+        raise SearchError(f"{source}: \"hidden\": {e}") from None
+    return {"linear": linear, "hidden": {"weights": rows, "bias": bias, "out": out}}
 
 
 def read_weights(path: str) -> tuple:
@@ -81,8 +93,8 @@ def weights_fingerprint(players: int, path: Optional[str] = None) -> str:
     return hashlib.sha256(json.dumps(load_weights(players, path)).encode()).hexdigest()[:16]
 
 
-def load_weights(players: int, path: Optional[str] = None) -> list:
-    """Return the learned value's kernel weights for a player count (the shipped file, or the one at path)."""
+def load_weights(players: int, path: Optional[str] = None):
+    """Return the learned value's kernel weights for a player count (the shipped file, or the one at path): a list, or a dict with hidden units."""
     path = path or weights_path(players)
     fitted_for, weights = read_weights(path)
     if fitted_for != players:

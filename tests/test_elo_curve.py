@@ -105,7 +105,7 @@ def test_kept_curves_replot_with_the_fits_the_docs_quote(capsys, tmp_path):
               "2p-half-widen05-seed29000.json": "+35 Elo a doubling, 95% [+10, +59]",
               "2p-half-turn-seed29000.json": "+30 Elo a doubling, 95% [+6, +54]",
               "2p-half-refit-seed29000.json": "+19 Elo a doubling, 95% [-5, +43]",
-              "2p-half-refit2-seed29000.json": "+30 Elo a doubling, 95% [+2, +58]",
+              "2p-half-refit2-seed29000.json": "+33 Elo a doubling, 95% [+9, +57]",
               "2p-half-turn-seed29100.json": "+28 Elo a doubling, 95% [-20, +76]",
               "2p-half-widen05-seed29100.json": "+45 Elo a doubling, 95% [-3, +94]",
               "2p-half-c020-seed29000.json": "+37 Elo a doubling, 95% [+2, +71]",

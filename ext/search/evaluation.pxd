@@ -15,6 +15,8 @@ cdef enum:
     VALUE_BASE = 19
     VALUE_TAPERED = 5
     VALUE_FEATURES = 47      # 4 + 2 * VALUE_BASE + VALUE_TAPERED
+    # the most hidden units a learned value may add to its logistic
+    VALUE_HIDDEN_MAX = 32
 
 ctypedef struct EvalParams:
     # a seat's value: sum over colours of tau*(1-exp(-x/tau)) + min_bonus*min(x)
@@ -61,6 +63,13 @@ ctypedef struct EvalParams:
     # before, to margins the learned value gives the root (fix_needs)
     int learned
     float value_w[VALUE_FEATURES]
+    # value_hidden > 0: the logit also adds, for each hidden unit j,
+    # value_hv[j] * tanh(value_hb[j] + value_hw[j] . value_features)
+    # (a residual layer over the logistic; 0: the logistic alone)
+    int value_hidden
+    float value_hw[VALUE_HIDDEN_MAX][VALUE_FEATURES]
+    float value_hb[VALUE_HIDDEN_MAX]
+    float value_hv[VALUE_HIDDEN_MAX]
     # concave[x] = tau*(1-exp(-x/tau)) as colour_concave computes it (in double,
     # so the sum is the same to the bit); totals past the table call exp
     double concave[CONCAVE_TABLE]

@@ -21,7 +21,7 @@ where they matter (R-WAR-*, R-REV-*, docs/rules.md).
 """
 from libc.stdint cimport uint64_t, uint8_t, int8_t, int16_t, int32_t
 from libc.string cimport memcmp, memset, memcpy
-from libc.math cimport exp
+from libc.math cimport exp, tanhf
 from libc.stdlib cimport malloc, free
 
 from ext.core cimport (ALL_SQUARES, A_CAT, A_COMMIT, A_LEADER, A_NOBUILDING, A_NOMONUMENT,
@@ -510,15 +510,22 @@ cdef void value_features(GameState* s, const EvalParams* ep, float* out) noexcep
             f[4 + 2 * VALUE_BASE + i] = f[4 + TAPERED_BASE[i]] * progress
 
 cdef void learned_margins(GameState* s, const EvalParams* ep, float* margins) noexcept nogil:
-    """Write every seat's margin by the learned value: its logit (value_w . features) times scale."""
+    """Write every seat's margin by the learned value: its logit (value_w . features, plus the hidden units') times scale."""
     cdef float feats[MAX_PLAYERS * VALUE_FEATURES]
-    cdef float z
-    cdef int p, i
+    cdef float z, a
+    cdef float* f
+    cdef int p, i, j
     value_features(s, ep, feats)
     for p in range(s.players):
+        f = &feats[p * VALUE_FEATURES]
         z = 0.0
         for i in range(VALUE_FEATURES):
-            z += ep.value_w[i] * feats[p * VALUE_FEATURES + i]
+            z += ep.value_w[i] * f[i]
+        for j in range(ep.value_hidden):
+            a = ep.value_hb[j]
+            for i in range(VALUE_FEATURES):
+                a += ep.value_hw[j][i] * f[i]
+            z += ep.value_hv[j] * tanhf(a)
         margins[p] = z * ep.scale
 
 cdef inline float seat_margin(float* vals, int players, int p, const EvalParams* ep) noexcept nogil:
@@ -870,22 +877,81 @@ VALUE_FEATURE_NAMES = (("bias", "handcrafted_logit", "progress", "handcrafted_lo
                        + tuple(f"{f}-best" for f in VALUE_BASE_NAMES) + tuple(f"{f}-mean" for f in VALUE_BASE_NAMES)
                        + tuple(f"{VALUE_BASE_NAMES[TAPERED_BASE[i]]}-best*progress" for i in range(VALUE_TAPERED)))
 assert len(VALUE_BASE_NAMES) == VALUE_BASE and len(VALUE_FEATURE_NAMES) == VALUE_FEATURES
+HIDDEN_MAX = VALUE_HIDDEN_MAX
+
+
+def _finite_row(row, int n, str what):
+    """Return row as n finite floats; ValueError names what is wrong."""
+    if isinstance(row, (str, bytes, dict)):
+        raise ValueError(f"{what} must be a sequence of {n} numbers")
+    try:
+        w = [float(x) for x in row]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be {n} numbers") from None
+    if len(w) != n:
+        raise ValueError(f"expected {n} {what}, got {len(w)}")
+    if not all(x == x and abs(x) < 1e30 for x in w):
+        raise ValueError(f"{what} must be finite numbers")
+    return w
+
+
+def value_parts(value_weights):
+    """Return (linear weights, hidden weight rows, hidden biases, hidden outputs) of a learned value, checked.
+
+    value_weights is VALUE_FEATURES numbers (the logistic alone) or
+    {"linear": those, "hidden": {"weights": rows of VALUE_FEATURES numbers,
+    "bias": a number a row, "out": a number a row}}.
+    """
+    if isinstance(value_weights, dict):
+        if set(value_weights) != {"linear", "hidden"}:
+            raise ValueError('a learned value with hidden units is {"linear": [...], "hidden": {...}}')
+        hidden = value_weights["hidden"]
+        if not isinstance(hidden, dict) or set(hidden) != {"weights", "bias", "out"}:
+            raise ValueError('the hidden units are {"weights": rows, "bias": [...], "out": [...]}')
+        rows = hidden["weights"]
+        if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__len__"):
+            raise ValueError("the hidden units' weights must be a list of rows")
+        h = len(rows)
+        if not 1 <= h <= VALUE_HIDDEN_MAX:
+            raise ValueError(f"a learned value has 1 to {VALUE_HIDDEN_MAX} hidden units, got {h}")
+        w = _finite_row(value_weights["linear"], VALUE_FEATURES, "learned-value weights")
+        hw = [_finite_row(r, VALUE_FEATURES, "hidden-unit weights") for r in rows]
+        return (w, hw, _finite_row(hidden["bias"], h, "hidden-unit biases"),
+                _finite_row(hidden["out"], h, "hidden-unit outputs"))
+    if isinstance(value_weights, (str, bytes)):
+        raise ValueError(f"expected {VALUE_FEATURES} learned-value weights, got a string")
+    try:
+        n = len(value_weights)
+    except TypeError:
+        raise ValueError(f"expected {VALUE_FEATURES} learned-value weights") from None
+    if n != VALUE_FEATURES:
+        raise ValueError(f"expected {VALUE_FEATURES} learned-value weights ({', '.join(VALUE_FEATURE_NAMES)}), "
+                         f"got {n}")
+    return _finite_row(value_weights, VALUE_FEATURES, "learned-value weights"), [], [], []
 
 
 cdef int set_value_weights(EvalParams* ep, value_weights) except -1:
-    """Make the learned value the margin, with these weights (VALUE_FEATURE_NAMES order), or None: the handcrafted one."""
-    cdef int i
+    """Make the learned value the margin, with these weights (see value_parts), or None: the handcrafted one.
+
+    ValueError names what is wrong; then nothing changes.
+    """
+    cdef int i, j
     if value_weights is None:
         ep.learned = 0
+        ep.value_hidden = 0
         return 0
-    w = [float(x) for x in value_weights]
-    if len(w) != VALUE_FEATURES:
-        raise ValueError(f"expected {VALUE_FEATURES} learned-value weights ({', '.join(VALUE_FEATURE_NAMES)}), "
-                         f"got {len(w)}")
-    if not all(x == x and abs(x) < 1e30 for x in w):
-        raise ValueError("learned-value weights must be finite numbers")
+    w, hw, hb, hv = value_parts(value_weights)
     for i in range(VALUE_FEATURES):
         ep.value_w[i] = w[i]
+    memset(ep.value_hw, 0, sizeof(ep.value_hw))
+    memset(ep.value_hb, 0, sizeof(ep.value_hb))
+    memset(ep.value_hv, 0, sizeof(ep.value_hv))
+    ep.value_hidden = len(hw)
+    for j in range(ep.value_hidden):
+        ep.value_hb[j] = hb[j]
+        ep.value_hv[j] = hv[j]
+        for i in range(VALUE_FEATURES):
+            ep.value_hw[j][i] = hw[j][i]
     ep.learned = 1
     return 0
 

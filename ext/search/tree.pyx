@@ -183,7 +183,7 @@ cdef class Tree:
         self.params = p
 
     def set_value_weights(self, weights):
-        """Evaluate with the learned value, these weights (evaluation.VALUE_FEATURE_NAMES order), or None: the handcrafted one.
+        """Evaluate with the learned value, these weights (VALUE_FEATURE_NAMES order, or with hidden units: evaluation.value_parts), or None: the handcrafted one.
 
         ValueError names a wrong count or a weight that is not finite; then nothing changes.
         """

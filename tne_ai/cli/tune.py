@@ -324,12 +324,16 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, value,
               help="Opening decisions of each game left out.")
 @click.option("--ridge", type=click.FloatRange(0, 1e6), default=0.1, show_default=True,
               help="Pull of the corrections towards 0 (per row).")
+@click.option("--hidden", type=click.IntRange(0, 32), default=0, show_default=True,
+              help="Tanh units added to the logistic (0: the logistic alone), fitted by Adam.")
+@click.option("--decay", type=click.FloatRange(0, 1e6), default=1e-4, show_default=True,
+              help="With --hidden: the pull of the units' weights towards 0.")
 @click.option("--out", metavar="FILE", help="Write the weights file here (the shipped one: "
               "search/data/value/<players>p.json).")
 @backend_options
 @click.option("--quiet", is_flag=True, help="No line per game.")
-def value_command(data, records, games, budget, players, board, seed, holdout, value, skip, ridge, out, jobs,
-                  backend, ray_address, quiet):
+def value_command(data, records, games, budget, players, board, seed, holdout, value, skip, ridge, hidden, decay, out,
+                  jobs, backend, ray_address, quiet):
     """Fit the learned value (the handcrafted evaluation plus richer features) on self-play and measure it on held-out games."""
     from search.tuning import value as value_fit
     if bool(data) == bool(records):
@@ -350,7 +354,7 @@ def value_command(data, records, games, budget, players, board, seed, holdout, v
         t0 = time.time()
         pos = value_fit.positions_of(sorted(mine, key=lambda g: g["game"]), skip=skip)
         t1 = time.time()
-        fit = value_fit.fit_value(pos, players, holdout, seed, ridge)
+        fit = value_fit.fit_value(pos, players, holdout, seed, ridge, hidden, decay)
         fit.self_play = about
     except SearchError as e:
         raise InputError(str(e)) from None
