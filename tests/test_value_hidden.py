@@ -26,14 +26,9 @@ from diagram import position  # noqa: E402
 
 NAMES = evaluation.VALUE_FEATURE_NAMES
 
-# Seat 0 (red and green leaders in a red kingdom of 3 with a temple) against
-# seat 1 (one black leader on its own, two kings' worth of black in hand).
-TWO_SEATS = """
-    e  f  g  h  i
-5   .  r  r  .  r
-6   .  0r .  .  1k
-7   r  0g .  .  .
-"""
+# test_learned_value's diagram, two seats: seat 0 (red and green leaders in a red
+# kingdom of 3 with a temple) against seat 1 (one black leader on its own)
+from test_learned_value import THREE_SEATS as TWO_SEATS  # noqa: E402
 
 
 def two_seats():

@@ -877,7 +877,7 @@ VALUE_FEATURE_NAMES = (("bias", "handcrafted_logit", "progress", "handcrafted_lo
                        + tuple(f"{f}-best" for f in VALUE_BASE_NAMES) + tuple(f"{f}-mean" for f in VALUE_BASE_NAMES)
                        + tuple(f"{VALUE_BASE_NAMES[TAPERED_BASE[i]]}-best*progress" for i in range(VALUE_TAPERED)))
 assert len(VALUE_BASE_NAMES) == VALUE_BASE and len(VALUE_FEATURE_NAMES) == VALUE_FEATURES
-HIDDEN_MAX = VALUE_HIDDEN_MAX
+HIDDEN_MAX = VALUE_HIDDEN_MAX     # the most hidden units a learned value may have (tne-ai tune value --hidden)
 
 
 def _finite_row(row, int n, str what):

@@ -196,15 +196,13 @@ def fit_value(pos: Positions, players: int, holdout: float = 0.25, seed: int = 0
     p = 1 / (1 + np.exp(-np.clip(x[held] @ w, -700, 700)))
     ph = 1 / (1 + np.exp(-np.clip(pos.hand[held] @ wh, -700, 700)))
     y = pos.y[held]
+    if hidden:
+        w, hw, hb, hv, epochs = fit_hidden(x, pos.y, pos.game, train, w, hidden, seed, decay)
     slope = float(w[1])
     if slope <= 0:
         raise SearchError(f"the fit gives the handcrafted logit a weight of {slope:.3f}: too little data to learn from")
     hidden_units = None
     if hidden:
-        w, hw, hb, hv, epochs = fit_hidden(x, pos.y, pos.game, train, w, hidden, seed, decay)
-        slope = float(w[1])
-        if slope <= 0:
-            raise SearchError(f"the fit gives the handcrafted logit a weight of {slope:.3f}: too little data to learn from")
         rows = [[0.0] * pos.x.shape[1] for _ in range(hidden)]
         for j in range(hidden):
             for i, c in enumerate(cols):
@@ -244,7 +242,8 @@ def fit_hidden(x, y, game, train, w, hidden: int, seed: int, decay: float, batch
     the units start small with outputs at 0, so the fit begins at the
     logistic. A tenth of the training games is set aside and the weights of
     the epoch that predicted them best are kept (at most `patience` epochs
-    without improvement; epoch 0, the start, where none improved on it). Every random draw comes from `seed`.
+    without improvement; epoch 0, the start, where none improved on it).
+    Every random draw comes from `seed`.
     """
     np = need_numpy()
     rng = np.random.default_rng(derive_seed(seed, "value-hidden"))

@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from engine.errors import EngineError
+from ext.search.evaluation import HIDDEN_MAX
 from search.agent import SearchError
 from search.params import SearchParams
 from tne_ai.inputs import InputError, backend_options, variants_option
@@ -324,7 +325,7 @@ def calibrate_command(data, games, budget, players, board, seed, holdout, value,
               help="Opening decisions of each game left out.")
 @click.option("--ridge", type=click.FloatRange(0, 1e6), default=0.1, show_default=True,
               help="Pull of the corrections towards 0 (per row).")
-@click.option("--hidden", type=click.IntRange(0, 32), default=0, show_default=True,
+@click.option("--hidden", type=click.IntRange(0, HIDDEN_MAX), default=0, show_default=True,
               help="Tanh units added to the logistic (0: the logistic alone), fitted by Adam.")
 @click.option("--decay", type=click.FloatRange(0, 1e6), default=1e-4, show_default=True,
               help="With --hidden: the pull of the units' weights towards 0.")
