@@ -430,10 +430,10 @@ def _unpack_records(tmp_path, name):
     return tmp_path / name
 
 
-def _read_back_sprt(records, monkeypatch, capsys, *args):
+def _read_back_sprt(records, monkeypatch, capsys, *args, sprt="elo0=0 elo1=10 alpha=0.05 beta=0.05"):
     """Resume a kept SPRT's records (the arena's options after --a/--b/... as `args`) and return what it prints."""
     monkeypatch.chdir(records)
-    assert arena_cli([*map(str, args), "--sprt", "elo0=0 elo1=10 alpha=0.05 beta=0.05",
+    assert arena_cli([*map(str, args), "--sprt", sprt,
                       "--record-dir", "records", "--resume", "--quiet"]) == 0
     return capsys.readouterr().out
 
@@ -578,6 +578,19 @@ def test_the_kept_records_of_the_4_player_leaf_mix_sprt_accept_h1_again(tmp_path
     assert out.startswith("1180 games, 4 players, standard board, seed 43600, lineup ismcts-mix05 ismcts")
     assert "Elo ismcts-mix05 - ismcts: +19  95% [+0, +39]  (pairwise score share 0.528)" in out
     assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 295 deals" in out
+
+
+@pytest.mark.slow
+def test_the_kept_records_of_the_4_player_defaults_against_those_of_8bcfdea_accept_a_gain_over_25_elo(
+        tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps today's 4-player defaults against 8bcfdea's knob settings (docs/strength.md): read back, H1 of elo0=25 again."""
+    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-4p-vs8bcfdea-seed63300"), monkeypatch, capsys,
+                          "--a", "ismcts", "--b", "ismcts:d8bcfdea-4p.json", "--players", 4, "--lineup", "a,b,a,b",
+                          "--seconds", 0.02, "--games", 6000, "--seed", 63300,
+                          sprt="elo0=25 elo1=35 alpha=0.05 beta=0.05")
+    assert out.startswith("448 games, 4 players, standard board, seed 63300, lineup ismcts ismcts-d8bcfdea-4p")
+    assert "Elo ismcts - ismcts-d8bcfdea-4p: +82  95% [+49, +115]  (pairwise score share 0.616)" in out
+    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 112 deals" in out
 
 
 @pytest.mark.slow
