@@ -594,6 +594,19 @@ def test_the_kept_records_of_the_4_player_defaults_against_those_of_8bcfdea_acce
 
 
 @pytest.mark.slow
+def test_the_kept_records_of_the_2_player_defaults_against_those_of_8bcfdea_accept_a_gain_over_50_elo(
+        tmp_path, monkeypatch, capsys):
+    """tests/data/records keeps today's 2-player defaults against 8bcfdea's knob settings (docs/strength.md): read back, H1 of elo0=50 again."""
+    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-2p-vs8bcfdea-seed63400"), monkeypatch, capsys,
+                          "--a", "ismcts", "--b", "ismcts:d8bcfdea-2p.json", "--players", 2,
+                          "--seconds", 0.02, "--games", 6000, "--seed", 63400,
+                          sprt="elo0=50 elo1=60 alpha=0.05 beta=0.05")
+    assert out.startswith("406 games, 2 players, standard board, seed 63400, lineup ismcts ismcts-d8bcfdea-2p")
+    assert "Elo ismcts - ismcts-d8bcfdea-2p: +161  95% [+124, +199]  (pairwise score share 0.717)" in out
+    assert "LLR 2.97 [-2.94, 2.94], H1 accepted after 203 deals" in out
+
+
+@pytest.mark.slow
 def test_the_kept_records_of_the_turn_rollouts_at_0_05_s_accept_h0_for_rollouts_of_3_decisions(tmp_path, monkeypatch,
                                                                                                  capsys):
     """tests/data/records keeps the SPRT of rollouts of 3 decisions against today's turn rollouts at 0.05 s a decision (docs/strength.md): read back, H0 again."""
