@@ -211,7 +211,9 @@ KNOBS = (
          kernel="scale"),
     # 1 centres the logistic on each seat's margin at the root (0: on zero),
     Knob("eval_centre", float, 1.0, "centring on the root's margins", kernel="centre"),
-    # the end coming nearer, for a seat that leads at the root (margin units),
+    # the end coming nearer, for a seat that leads at the root (margin units;
+    # with 4 players and the learned value at equal time 0 and 8 lost to 4:
+    # H0, -36 and -20 Elo, docs/strength.md),
     Knob("endgame", float, 4.0, "the end coming nearer for the leader", kernel="endgame"),
     # and the 2015 variants: a leader with its colour's building in its
     # kingdom, a king in the wonder's kingdom (set by reasoning, not tuned).
