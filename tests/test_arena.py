@@ -580,30 +580,24 @@ def test_the_kept_records_of_the_4_player_leaf_mix_sprt_accept_h1_again(tmp_path
     assert "LLR 2.99 [-2.94, 2.94], H1 accepted after 295 deals" in out
 
 
+@pytest.mark.parametrize("players, seed, sprt, games, elo, deals", [
+    (4, 63300, "elo0=25 elo1=35", 448, "+82  95% [+49, +115]  (pairwise score share 0.616)",
+     "LLR 2.95 [-2.94, 2.94], H1 accepted after 112 deals"),
+    (2, 63400, "elo0=50 elo1=60", 406, "+161  95% [+124, +199]  (pairwise score share 0.717)",
+     "LLR 2.97 [-2.94, 2.94], H1 accepted after 203 deals"),
+])
 @pytest.mark.slow
-def test_the_kept_records_of_the_4_player_defaults_against_those_of_8bcfdea_accept_a_gain_over_25_elo(
-        tmp_path, monkeypatch, capsys):
-    """tests/data/records keeps today's 4-player defaults against 8bcfdea's knob settings (docs/strength.md): read back, H1 of elo0=25 again."""
-    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-4p-vs8bcfdea-seed63300"), monkeypatch, capsys,
-                          "--a", "ismcts", "--b", "ismcts:d8bcfdea-4p.json", "--players", 4, "--lineup", "a,b,a,b",
-                          "--seconds", 0.02, "--games", 6000, "--seed", 63300,
-                          sprt="elo0=25 elo1=35 alpha=0.05 beta=0.05")
-    assert out.startswith("448 games, 4 players, standard board, seed 63300, lineup ismcts ismcts-d8bcfdea-4p")
-    assert "Elo ismcts - ismcts-d8bcfdea-4p: +82  95% [+49, +115]  (pairwise score share 0.616)" in out
-    assert "LLR 2.95 [-2.94, 2.94], H1 accepted after 112 deals" in out
-
-
-@pytest.mark.slow
-def test_the_kept_records_of_the_2_player_defaults_against_those_of_8bcfdea_accept_a_gain_over_50_elo(
-        tmp_path, monkeypatch, capsys):
-    """tests/data/records keeps today's 2-player defaults against 8bcfdea's knob settings (docs/strength.md): read back, H1 of elo0=50 again."""
-    out = _read_back_sprt(_unpack_records(tmp_path, "sprt-2p-vs8bcfdea-seed63400"), monkeypatch, capsys,
-                          "--a", "ismcts", "--b", "ismcts:d8bcfdea-2p.json", "--players", 2,
-                          "--seconds", 0.02, "--games", 6000, "--seed", 63400,
-                          sprt="elo0=50 elo1=60 alpha=0.05 beta=0.05")
-    assert out.startswith("406 games, 2 players, standard board, seed 63400, lineup ismcts ismcts-d8bcfdea-2p")
-    assert "Elo ismcts - ismcts-d8bcfdea-2p: +161  95% [+124, +199]  (pairwise score share 0.717)" in out
-    assert "LLR 2.97 [-2.94, 2.94], H1 accepted after 203 deals" in out
+def test_the_kept_records_of_the_defaults_against_those_of_8bcfdea_accept_the_gain_again(
+        tmp_path, monkeypatch, capsys, players, seed, sprt, games, elo, deals):
+    """tests/data/records keeps today's defaults against 8bcfdea's knob settings (docs/strength.md): read back, the same H1."""
+    lineup = ["--lineup", "a,b,a,b"] if players == 4 else []
+    out = _read_back_sprt(_unpack_records(tmp_path, f"sprt-{players}p-vs8bcfdea-seed{seed}"), monkeypatch, capsys,
+                          "--a", "ismcts", "--b", f"ismcts:d8bcfdea-{players}p.json", "--players", players, *lineup,
+                          "--seconds", 0.02, "--games", 6000, "--seed", seed, sprt=f"{sprt} alpha=0.05 beta=0.05")
+    assert out.startswith(f"{games} games, {players} players, standard board, seed {seed}, "
+                          f"lineup ismcts ismcts-d8bcfdea-{players}p")
+    assert f"Elo ismcts - ismcts-d8bcfdea-{players}p: {elo}" in out
+    assert deals in out
 
 
 @pytest.mark.slow
