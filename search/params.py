@@ -247,15 +247,8 @@ KNOBS = (
     # games, SPRT undecided; at 0.05 s -3 [-44, +39] after 266 games, and at
     # 0.1 s an LLR of -2.68, no decision, after 1,431 games (seed 57200); with 4,
     # -11 [-40, +18] after 548 games.
-    # "puct": the observer's decisions at the root by PUCT (AlphaZero's rule
-    # with the look-ahead's softmax as the prior; puct_constant,
-    # puct_temperature), the widening admitting them as under "ucb".
-    Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving", "puct"),
-         kernel="root_puct", to_kernel=lambda v: v == "puct", absent_means="ucb"),
-    Knob("puct_constant", float, 1.0, "PUCT's exploration constant at the root", 0.0, 1e6,
-         kernel="puct_constant", absent_means=1.0),
-    Knob("puct_temperature", float, 0.03, "the softmax temperature of PUCT's prior", 0.0, 1e6, True,
-         kernel="puct_temperature", absent_means=0.03),
+    Knob("root_policy", str, "ucb", "how the root shares the budget", choices=("ucb", "halving"),
+         absent_means="ucb"),
     # Under halving, give each root candidate's k-th visit the search's k-th
     # world (the same deal of the hidden tiles and the same random stream), so
     # that the candidates' means are compared on the same worlds and their
@@ -313,9 +306,6 @@ class SearchParams:
                 getattr(self, name) is not None and getattr(self, name) < 0
                 for name in ("exploration", "root_exploration")):
             raise SearchError("eval_scale must be > 0, exploration and root_exploration >= 0")
-        if not self.puct_temperature > 0 or not self.puct_constant >= 0:
-            raise SearchError(f"puct_temperature must be > 0 and puct_constant >= 0, "
-                              f"got {self.puct_temperature!r}, {self.puct_constant!r}")
 
     @classmethod
     def load(cls, path: str) -> "SearchParams":

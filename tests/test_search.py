@@ -895,39 +895,3 @@ def test_a_tree_limits_its_root_to_candidates_and_refuses_what_is_not_a_root_dec
     tree.set_root_candidates([order[0]])
     tree.reroot(s, [], 2)
     assert tree.root_candidates() is None
-
-
-def _root_visits(obs, seat, **changes):
-    """Return the root's visit counts, most first, of a 1,000-iteration search."""
-    result = ISMCTS(SearchParams(**changes)).search(obs, seat, Limits(iterations=1000), seed=4)
-    return sorted((c.visits for c in result.candidates), reverse=True)
-
-
-def test_puct_concentrates_the_root_by_the_prior_and_its_constant():
-    """root_policy "puct": a sharper prior or a smaller constant puts more of the root's visits on one decision."""
-    s = midgame(players=2, seed=3)
-    seat = s.to_act
-    obs = s.observation(seat)
-    ucb = _root_visits(obs, seat)
-    sharp = _root_visits(obs, seat, root_policy="puct", puct_temperature=0.01)
-    soft = _root_visits(obs, seat, root_policy="puct", puct_temperature=1.0)
-    narrow = _root_visits(obs, seat, root_policy="puct", puct_temperature=0.1, puct_constant=0.2)
-    wide = _root_visits(obs, seat, root_policy="puct", puct_temperature=0.1, puct_constant=20.0)
-    assert sum(sharp) == sum(soft) == sum(wide) == sum(ucb) == 1000
-    assert sharp[0] > soft[0] and narrow[0] > wide[0]
-    assert sharp[0] > ucb[0]
-    with pytest.raises(SearchError, match="puct_temperature"):
-        SearchParams(puct_temperature=0.0)
-
-
-def test_puct_is_reproducible_and_never_peeks():
-    s = midgame(players=3, seed=8)
-    seat = s.to_act
-    obs = s.observation(seat)
-    o1, o2 = two_worlds_seen_alike(obs, seat)
-    params = SearchParams(root_policy="puct")
-    a = ISMCTS(params).search(o1, seat, Limits(iterations=600), seed=4)
-    b = ISMCTS(params).search(o2, seat, Limits(iterations=600), seed=4)
-    assert a.best == b.best and stats(a) == stats(b) and a.root_value == b.root_value
-    plain = ISMCTS().search(obs, seat, Limits(iterations=600), seed=4)
-    assert stats(plain) != stats(a)

@@ -31,23 +31,6 @@ cdef void root_prior(Tree t) noexcept nogil:
     t.root_n = lookahead(t, &t.root_state, t.root_order, t.root_values)
     if t.params.root_kinds and t.root_state.phase == PH_ACTION:
         kinds_first(t.root_order, t.root_values, t.root_n)
-    if t.params.root_puct:
-        puct_prior(t.root_values, t.root_n, t.params.puct_temperature, t.root_p)
-
-
-cdef void puct_prior(float* values, int n, double temperature, float* out) noexcept nogil:
-    """Write the softmax of n values at a temperature (> 0), the prior PUCT weighs each decision's exploration by."""
-    cdef double top = -1e300, total = 0.0
-    cdef double w[MAX_ACTIONS]
-    cdef int i
-    for i in range(n):
-        if values[i] > top:
-            top = values[i]
-    for i in range(n):
-        w[i] = exp((values[i] - top) / temperature)
-        total += w[i]
-    for i in range(n):
-        out[i] = <float>(w[i] / total)
 
 
 cdef int action_kind(int32_t a) noexcept nogil:

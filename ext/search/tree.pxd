@@ -49,7 +49,4 @@ ctypedef struct MctsParams:
                             #   on the same worlds
     int leaf_mix_turn       # 1: blend only where the tree stopped at the start of a turn (a seat about
                             #   to play both its actions), where a turn rollout's value is read too
-    int root_puct           # 1: the observer's decisions at the root are chosen by PUCT on the look-ahead's prior
-    double puct_constant    # PUCT's c: mean + c * prior * sqrt(root visits) / (1 + visits)
-    double puct_temperature # the prior: a softmax of the look-ahead's values at this temperature
     EvalParams eval

@@ -16,7 +16,7 @@ root, the cheap prior elsewhere) is in ordering.pxi, included at the end.
 from libc.stdint cimport uint64_t, int32_t, uint32_t, int8_t, uint8_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy, memcmp
-from libc.math cimport sqrt, log, pow, exp
+from libc.math cimport sqrt, log, pow
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from ext.core cimport (A_CAT, A_LEADER, A_PASS, A_SWAP, A_WITHDRAW, BB, CELL_EMPTY, NSQ, GameState, MAX_ACTIONS,
@@ -90,9 +90,6 @@ PARAM_LAYOUT = {
     "leaf_mix": ("d", _at(&_P.leaf_mix)),
     "leaf_mix_turn": ("i", _at(&_P.leaf_mix_turn)),
     "paired_worlds": ("i", _at(&_P.paired_worlds)),
-    "root_puct": ("i", _at(&_P.root_puct)),
-    "puct_constant": ("d", _at(&_P.puct_constant)),
-    "puct_temperature": ("d", _at(&_P.puct_temperature)),
 }
 PARAM_LAYOUT.update({name: (ctype, _at(&_P.eval) + offset) for name, (ctype, offset) in EVAL_LAYOUT.items()})
 
@@ -119,7 +116,6 @@ cdef class Tree:
     cdef public long iterations_done
     cdef int32_t root_order[MAX_ACTIONS]
     cdef float root_values[MAX_ACTIONS]
-    cdef float root_p[MAX_ACTIONS]     # root_puct: the prior of root_order's decisions
     cdef int root_n
     cdef int32_t* prior_pool
     cdef int prior_used
@@ -507,47 +503,6 @@ cdef class Tree:
         splitmix64(&state)
         return splitmix64(&state)
 
-    cdef int _puct_pick(self, int allowed, int* best_child) noexcept nogil:
-        """Choose among the root's first `allowed` decisions by PUCT; return the decision to add, or -1 and set *best_child.
-
-        A decision's score is its mean for the observer (the root's mean if
-        unvisited) plus puct_constant * prior * sqrt(root visits) / (1 +
-        visits): the exploration shrinks with a decision's own visits as
-        1 / n rather than UCB1's 1 / sqrt(n), and in proportion to the
-        look-ahead's prior, so the visits stay on the decisions the
-        look-ahead and the means agree on instead of spreading to keep every
-        mean's bound level.
-        """
-        cdef Node* root = &self.nodes[self.root]
-        cdef double parent_mean = root.reward[self.observer] / root.visits if root.visits > 0 else self.root_values[0]
-        cdef double scale = self.params.puct_constant * sqrt(<double>(root.visits if root.visits > 0 else 1))
-        cdef double score, best = -1e300, best_visited = -1e300
-        cdef int i, child, pick = -1
-        cdef Node* nd
-        best_child[0] = -1
-        for i in range(allowed):
-            child = self._lookup(self.root, self.root_order[i])
-            if child < 0 or self.nodes[child].visits == 0:
-                score = parent_mean + scale * self.root_p[i]
-                if child >= 0:
-                    self.nodes[child].avail += 1
-            else:
-                nd = &self.nodes[child]
-                nd.avail += 1
-                score = nd.reward[self.observer] / nd.visits + scale * self.root_p[i] / (1 + nd.visits)
-                if score > best_visited:
-                    best_visited = score
-                    best_child[0] = child
-            if score > best:
-                best = score
-                pick = i
-        if pick < 0:
-            return -1
-        child = self._lookup(self.root, self.root_order[pick])
-        if child >= 0 and self.nodes[child].visits > 0:
-            return -1           # best_child holds it: the best visited is the best
-        return self.root_order[pick]
-
     cdef void _iterate(self) noexcept nogil:
         cdef GameState det
         cdef int32_t legal[MAX_ACTIONS]
@@ -627,11 +582,6 @@ cdef class Tree:
             c_here = c
             if node == self.root and actor == self.observer and self.params.root_exploration >= 0:
                 c_here = self.params.root_exploration
-            if (self.params.root_puct and not self.root_halving and node == self.root
-                    and self.root_n > 0 and actor == self.observer):
-                # PUCT among the decisions the widening admits: the loop below finds none to weigh
-                untried = self._puct_pick(allowed, &best_child)
-                allowed = 0
             for i in range(allowed):
                 child = self._lookup(node, order[i])
                 if child < 0:
