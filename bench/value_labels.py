@@ -22,8 +22,8 @@ as it fits outcomes, whole games held out. It prints the held-out Brier
 against the outcomes and against the targets, the shipped weights' beside.
 
 With `outcome_weight` 0.5 (labels at 1,000 iterations, every 6th decision
-of the 8,344 games of four kept SPRTs) the fit plays level with the
-shipped weights; on targets alone it loses (docs/strength.md, "The
+of the 8,344 games of four kept SPRTs) the fit plays no better than the
+shipped weights at equal time (SPRT H0, −7 Elo); on targets alone it loses (docs/strength.md, "The
 learned value").
 """
 from __future__ import annotations
