@@ -70,18 +70,13 @@ def _label_record(job: tuple) -> tuple:
 
 
 def record_files(paths: list) -> list:
-    """Return the game records (game*.txt) of folders and files, in order."""
-    files = []
-    for p in paths:
-        if os.path.isdir(p):
-            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.startswith("game") and f.endswith(".txt"))
-        elif os.path.isfile(p):
-            files.append(p)
-        else:
-            raise SystemExit(f"{p}: no such file or folder")
-    if not files:
-        raise SystemExit("no game records (game*.txt) given")
-    return files
+    """Return the game records of folders and files, in order (search.tuning.value.record_paths); exit naming a bad one."""
+    from search.agent import SearchError
+    from search.tuning.value import record_paths
+    try:
+        return record_paths(paths)
+    except SearchError as e:
+        raise SystemExit(str(e)) from None
 
 
 def label(files: list, iterations: int, every: int, jobs: int = 1) -> dict:

@@ -88,14 +88,8 @@ def positions_of(games: list, params: SearchParams = SearchParams(), skip: int =
     return Positions(np.array(x, dtype=float), np.array(y), np.array(game))
 
 
-def games_of_records(paths: list, players: int, board: str = "standard") -> tuple:
-    """Return (games as the data file holds them, games left out) from arena records: folders of game*.txt or files.
-
-    A record is replayed through the rules and labelled with its final
-    ranking; a game stopped before the rules ended it (capped or forfeited)
-    says nothing of who wins and is left out. A record that does not replay,
-    or is of another player count or board, raises SearchError naming it.
-    """
+def record_paths(paths: list) -> list:
+    """Return the game records given as folders of game*.txt or files, in order; SearchError names a missing one."""
     files = []
     for path in paths:
         if os.path.isdir(path):
@@ -107,8 +101,19 @@ def games_of_records(paths: list, players: int, board: str = "standard") -> tupl
             files.append(path)
         else:
             raise SearchError(f"{path}: no such file or folder")
+    return files
+
+
+def games_of_records(paths: list, players: int, board: str = "standard") -> tuple:
+    """Return (games as the data file holds them, games left out) from arena records: folders of game*.txt or files.
+
+    A record is replayed through the rules and labelled with its final
+    ranking; a game stopped before the rules ended it (capped or forfeited)
+    says nothing of who wins and is left out. A record that does not replay,
+    or is of another player count or board, raises SearchError naming it.
+    """
     games, left_out = [], 0
-    for path in files:
+    for path in record_paths(paths):
         try:
             with open(path) as f:
                 text = f.read()
