@@ -124,6 +124,13 @@ KNOBS = (
          by_players={2: 0.5, 3: 1.0, 4: 0.5}, kernel="widen_coef"),
     Knob("widen_exponent", float, 0.5, "the power of the visits widening follows", 0.0, 2.0,
          kernel="widen_exponent"),
+    # The widening's coefficient where another seat acts (None: widen_coef's).
+    # A decision searched deeper meets more of the replies the widening admits
+    # and its mean falls (docs/strength.md, exploration on the spread), so the
+    # less searched look better than they are; replies admitted faster would
+    # find the opponents' best earlier under every decision alike.
+    Knob("reply_widen_coef", float, None, "the widening's coefficient where another seat acts (auto: widen_coef)",
+         0.0, 1e6, kernel="reply_widen_coef", to_kernel=lambda v: -1.0 if v is None else v, absent_means=None),
     # The root's order puts the best decision of each kind (tile, leader,
     # withdrawal, catastrophe, swap) first, then the rest by the look-ahead.
     # With 2 players on against off at equal time, 0.02 s a decision: +7 Elo

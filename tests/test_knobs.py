@@ -172,6 +172,40 @@ def test_root_exploration_widens_the_root_alone():
         SearchParams(root_exploration=-0.1)
 
 
+def test_reply_widen_coef_widens_the_other_seats_nodes_alone():
+    """reply_widen_coef None widens replies as widen_coef does; another value changes the replies' width, not the observer's."""
+    import engine
+    state = engine.new_game(2, 3)
+    observer = state.to_act
+
+    def widths(**knobs):
+        """Return the children counted under the observer's and the other seat's nodes, summed over the tree."""
+        tree = Tree()
+        SearchParams(**knobs).configure(tree, 2)
+        tree.reset(state, observer, 1)
+        tree.run(2000)
+        mine = replies = 0
+        stack = [-1]
+        while stack:
+            below = tree.children(stack.pop())
+            for _action, visits, _avail, _rewards, _sq, actor, node in below:
+                if actor == observer:
+                    mine += 1
+                else:
+                    replies += 1
+                if visits > 1:
+                    stack.append(node)
+        return tree.children(), mine, replies
+
+    same = widths()
+    assert widths(reply_widen_coef=SearchParams().resolved(2).widen_coef) == same
+    _, _, narrow = widths(reply_widen_coef=0.0)
+    _, _, wide = widths(reply_widen_coef=2.0)
+    assert narrow < same[2] < wide                  # the replies' children grow with their own coefficient
+    with pytest.raises(SearchError, match="reply_widen_coef"):
+        params_from_dict({"reply_widen_coef": -0.5})
+
+
 def test_nan_is_no_value_of_a_number_knob():
     for k in KNOBS:
         if k.type is float:

@@ -32,6 +32,7 @@ ctypedef struct MctsParams:
     double widen_base       # children considered = base + coef * visits ** exponent
     double widen_coef
     double widen_exponent
+    double reply_widen_coef # the coef where a seat other than the observer acts (< 0: widen_coef)
     int rollout_depth       # decisions played before the heuristic evaluation
     double rollout_epsilon  # chance of a uniform decision in an ε-greedy rollout
     int rollout_greedy      # 0 uniform rollouts, 1 ε-greedy

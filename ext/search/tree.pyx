@@ -79,6 +79,7 @@ PARAM_LAYOUT = {
     "widen_base": ("d", _at(&_P.widen_base)),
     "widen_coef": ("d", _at(&_P.widen_coef)),
     "widen_exponent": ("d", _at(&_P.widen_exponent)),
+    "reply_widen_coef": ("d", _at(&_P.reply_widen_coef)),
     "rollout_depth": ("i", _at(&_P.rollout_depth)),
     "rollout_epsilon": ("d", _at(&_P.rollout_epsilon)),
     "rollout_greedy": ("i", _at(&_P.rollout_greedy)),
@@ -145,6 +146,7 @@ cdef class Tree:
             raise MemoryError()
         self.lookahead_depth = 1        # actions since the root: the rest of the observer's turn
         self.params.root_exploration = -1.0     # the root explores as every node until told otherwise
+        self.params.reply_widen_coef = -1.0     # replies widen as the observer's decisions until told otherwise
         self._clear()
 
     def __dealloc__(self):
@@ -521,7 +523,7 @@ cdef class Tree:
         if rounds < 0:                  # the default: one round with 3 or 4 players, none with 2
             rounds = 1.0 if self.root_state.players >= 3 else 0.0
         horizon = <int>(rounds * 2 * self.root_state.players + 0.5)
-        cdef double best, ucb, mean, c = self.params.exploration, c_here
+        cdef double best, ucb, mean, c = self.params.exploration, c_here, widen
         cdef Node* nd
         memcpy(&det, &self.root_state, sizeof(GameState))
         if self.params.paired_worlds and self.root_halving and self.root_n > 0 and det.phase != PH_OVER:
@@ -533,7 +535,10 @@ cdef class Tree:
         path[0] = node
         while det.phase != PH_OVER and depth < MAX_PATH - 1:
             actor = det.to_act
-            allowed = <int>(self.params.widen_base + self.params.widen_coef
+            widen = self.params.widen_coef
+            if actor != self.observer and self.params.reply_widen_coef >= 0:
+                widen = self.params.reply_widen_coef
+            allowed = <int>(self.params.widen_base + widen
                             * pow(self.nodes[node].visits, self.params.widen_exponent))
             if allowed < 1:
                 allowed = 1
