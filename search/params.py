@@ -127,8 +127,10 @@ KNOBS = (
     # The widening's coefficient where another seat acts (None: widen_coef's).
     # A decision searched deeper meets more of the replies the widening admits
     # and its mean falls (docs/strength.md, exploration on the spread), so the
-    # less searched look better than they are; replies admitted faster would
-    # find the opponents' best earlier under every decision alike.
+    # less searched look better than they are; replies admitted faster find
+    # the opponents' best earlier, fewer replies let the tree search deeper. With 2
+    # players 0.25 against None at equal time, 0.02 s a decision: +2 Elo
+    # [-9, +14] after 3,586 games, SPRT undecided (docs/strength.md).
     Knob("reply_widen_coef", float, None, "the widening's coefficient where another seat acts (auto: widen_coef)",
          0.0, 1e6, kernel="reply_widen_coef", to_kernel=lambda v: -1.0 if v is None else v, absent_means=None),
     # The root's order puts the best decision of each kind (tile, leader,
