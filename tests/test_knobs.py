@@ -179,29 +179,26 @@ def test_reply_widen_coef_widens_the_other_seats_nodes_alone():
     observer = state.to_act
 
     def widths(**knobs):
-        """Return the children counted under the observer's and the other seat's nodes, summed over the tree."""
+        """Return the root's children and the children of the other seat's nodes, summed over the tree."""
         tree = Tree()
         SearchParams(**knobs).configure(tree, 2)
         tree.reset(state, observer, 1)
         tree.run(2000)
-        mine = replies = 0
+        replies = 0
         stack = [-1]
         while stack:
-            below = tree.children(stack.pop())
-            for _action, visits, _avail, _rewards, _sq, actor, node in below:
-                if actor == observer:
-                    mine += 1
-                else:
-                    replies += 1
+            for _action, visits, _avail, _rewards, _sq, actor, node in tree.children(stack.pop()):
+                replies += actor != observer
                 if visits > 1:
                     stack.append(node)
-        return tree.children(), mine, replies
+        return tree.children(), replies
 
     same = widths()
     assert widths(reply_widen_coef=SearchParams().resolved(2).widen_coef) == same
-    _, _, narrow = widths(reply_widen_coef=0.0)
-    _, _, wide = widths(reply_widen_coef=2.0)
-    assert narrow < same[2] < wide                  # the replies' children grow with their own coefficient
+    narrow_root, narrow = widths(reply_widen_coef=0.0)
+    wide_root, wide = widths(reply_widen_coef=2.0)
+    assert narrow < same[1] < wide                  # the replies' children grow with their own coefficient
+    assert len(narrow_root) == len(same[0]) == len(wide_root)   # the observer's root widens as before
     with pytest.raises(SearchError, match="reply_widen_coef"):
         params_from_dict({"reply_widen_coef": -0.5})
 
